@@ -1,0 +1,103 @@
+"""Benchmark the build: wall time of the command, generation per family, peak memory, naive ratio.
+
+    python benchmarks/bench_build.py [--repeat 5] [--naive-rows 2000]
+
+Prints figures, not pass/fail. The naive way computes each row's answer with sympy
+`subs` + `evalf` on the family's solution; it is timed on a sample of rows and scaled to the
+full row count (timing all 47,040 rows naively takes minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def command_wall_times(repeat: int) -> list[float]:
+    exe = Path(sys.executable).with_name("mathbode-build")
+    times = []
+    for _ in range(repeat):
+        out = Path(tempfile.mkdtemp()) / "dist"
+        start = time.perf_counter()
+        subprocess.run([str(exe), "--families", "all", "--out", str(out), "-q"], check=True)
+        times.append(time.perf_counter() - start)
+        shutil.rmtree(out.parent)
+    return times
+
+
+def child_peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def naive_seconds_per_row(sample: int) -> float:
+    import sympy as sp
+
+    from mathbode.builder import FAMILIES
+    from mathbode.builder.rows import family_table
+
+    rows = []
+    for family in FAMILIES.values():
+        table = family_table(family).select(["question_id", "p_value"]).to_pylist()
+        rows += [(family, r["question_id"], r["p_value"]) for r in table]
+    random.Random(0).shuffle(rows)
+    rows = rows[:sample]
+    start = time.perf_counter()
+    for family, q, p in rows:
+        expr = family.solution.subs(family.variants[q].exact())
+        float(expr.subs(family.parameter, sp.Rational(repr(p))).evalf(30))
+    return (time.perf_counter() - start) / len(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--naive-rows", type=int, default=2000)
+    args = parser.parse_args()
+
+    from mathbode.builder import FAMILIES
+    from mathbode.builder.release import build_release
+
+    walls = command_wall_times(args.repeat)
+    peak = child_peak_rss_mb()
+    def timed_build():
+        out = Path(tempfile.mkdtemp()) / "dist"
+        result = build_release(list(FAMILIES.values()), out)
+        shutil.rmtree(out.parent)
+        return result
+
+    # Cold: the first build in this process pays for sympy's solve and the sine table. pyarrow
+    # imports pandas lazily on first use; that import is counted in the command's wall time
+    # above, not here. Warm: a second build in the same process (solutions and sines cached).
+    import pandas  # noqa: F401
+
+    cold = timed_build()
+    warm = timed_build()
+    rows = cold.manifest["num_rows"]
+    generation = sum(warm.generation_seconds.values())
+
+    print(f"mathbode-build --families all: median {statistics.median(walls):.3f} s over {args.repeat} runs "
+          f"(min {min(walls):.3f}, max {max(walls):.3f}); target <= 2 s")
+    print(f"peak RSS of the command: {peak:.0f} MB; target < 400 MB")
+    print("generation inside the process, per family:      cold (first build)   warm (second build)")
+    for name in cold.generation_seconds:
+        print(f"  {name:<22} {cold.generation_seconds[name] * 1000:26.1f} ms {warm.generation_seconds[name] * 1000:18.1f} ms")
+    cold_total = sum(cold.generation_seconds.values())
+    print(f"  {'total':<22} {cold_total * 1000:26.1f} ms {generation * 1000:18.1f} ms "
+          f"({generation / rows * 1e6:.1f} us/row warm)")
+    naive = naive_seconds_per_row(args.naive_rows)
+    print(f"naive sympy subs/evalf: {naive * 1e6:.0f} us/row on {args.naive_rows:,} sampled rows "
+          f"-> {naive * rows:.1f} s for {rows:,} rows")
+    print(f"ratio naive / builder generation: {naive * rows / generation:.0f}x warm, "
+          f"{naive * rows / cold_total:.0f}x cold; target >= 50x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""One family's rows as an Arrow table: prompts and exact ground truth over the signal grid.
+
+Pure: no file or network I/O. The sweeps come from the layout contract; each sweep's p values
+are computed exactly (see `signals`), rounded to the family's decimals, rendered into the
+prompt, and the exact answer at that rendered value becomes the ground truth.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Sequence
+
+import pyarrow as pa
+
+from mathbode.schema.layout import CHIRP, SINUSOID, STEP, Layout, Sweep, layout
+
+from . import signals
+from .families import Family
+
+
+def answer_instruction(lay: Layout | None = None) -> str:
+    """The answer-format sentence appended to every prompt (paper, appendix C)."""
+    lay = lay or layout()
+    example = "X." + "Y" * lay.answer_decimals
+    return (
+        f"Reply with only the final answer in the form {lay.answer_start} {example} {lay.answer_end}, "
+        f"written as a decimal number with exactly {lay.answer_decimals} digits after the decimal point "
+        "and no other text."
+    )
+
+
+def sweep_unit(sweep: Sweep, lay: Layout) -> tuple[Sequence[Decimal], list[float | None]]:
+    """The unit-amplitude drive of a sweep and its per-step `frequency_cycles` column."""
+    T = lay.time_steps
+    if sweep.signal_type == SINUSOID:
+        return signals.sinusoid_unit(sweep.frequency_cycles, sweep.phase_deg, T), [sweep.frequency_cycles] * T
+    if sweep.signal_type == CHIRP:
+        return (
+            signals.chirp_unit(lay.chirp_start_cycles, lay.chirp_end_cycles, T),
+            signals.chirp_frequencies(lay.chirp_start_cycles, lay.chirp_end_cycles, T),
+        )
+    if sweep.signal_type == STEP:
+        return signals.step_unit(lay.step_switch, T), [None] * T
+    raise ValueError(f"unknown signal type {sweep.signal_type!r}")
+
+
+def sweep_p_values(family: Family, sweep: Sweep, lay: Layout) -> list[Decimal]:
+    """The rendered (rounded) p values of one sweep, as exact decimals."""
+    unit, _ = sweep_unit(sweep, lay)
+    raw = signals.drive(unit, family.p_center, family.eps, sweep.amplitude_scale, family.p_bounds)
+    return signals.quantize(raw, family.decimals)
+
+
+def family_table(family: Family, lay: Layout | None = None) -> pa.Table:
+    """All rows of `family` in canonical order, with the layout's exact Arrow schema."""
+    lay = lay or layout()
+    T = lay.time_steps
+    instruction = answer_instruction(lay)
+    cols: dict[str, list] = {name: [] for name in lay.column_names}
+    sweeps = lay.sweeps()
+    # The drive does not depend on the question, so each sweep's p values are computed once.
+    p_by_sweep = {sweep: sweep_p_values(family, sweep, lay) for sweep in sweeps}
+    freq_by_sweep = {sweep: sweep_unit(sweep, lay)[1] for sweep in sweeps}
+    for q in lay.question_ids:
+        answer = family.answer_function(q)
+        truth_cache: dict[Decimal, float] = {}
+        prompt_cache: dict[Decimal, str] = {}
+        for sweep in sweeps:
+            p_values = p_by_sweep[sweep]
+            cols["family"] += [family.name] * T
+            cols["question_id"] += [q] * T
+            cols["signal_type"] += [sweep.signal_type] * T
+            cols["amplitude_scale"] += [sweep.amplitude_scale] * T
+            cols["frequency_cycles"] += freq_by_sweep[sweep]
+            cols["phase_deg"] += [sweep.phase_deg] * T
+            cols["time_step"] += range(T)
+            for p in p_values:
+                if p not in truth_cache:
+                    truth_cache[p] = answer.float_at(Fraction(p))
+                    prompt_cache[p] = f"{family.render(q, str(p))}\n\n{instruction}"
+                cols["p_value"].append(float(p))
+                cols["prompt"].append(prompt_cache[p])
+                cols["ground_truth"].append(truth_cache[p])
+    return pa.table(cols, schema=lay.arrow_schema)

@@ -1,0 +1,175 @@
+"""The layout contract (columns, grid, presets), loaded once from `layout.json`.
+
+Everything that needs a fact about the shape of the dataset (the builder, the validator, the
+card, the evaluator, the tests) asks this module rather than repeating a literal.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Iterable
+
+import pyarrow as pa
+
+from .errors import UnknownNameError
+
+SINUSOID, CHIRP, STEP = "sinusoid", "chirp", "step"
+
+
+@dataclass(frozen=True, order=True)
+class Sweep:
+    """One driven sequence of `time_steps` rows within a question.
+
+    `frequency_cycles` and `phase_deg` are set only for sinusoids: a chirp's frequency changes
+    at every step (it is a per-row value), and a step has neither.
+    """
+
+    signal_type: str
+    amplitude_scale: float
+    frequency_cycles: float | None = None
+    phase_deg: float | None = None
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A subset of sinusoid sweeps that the paper's appendix B names for cheaper runs."""
+
+    name: str
+    #: Frequencies (cycles per T steps) included.
+    frequencies: tuple[int, ...]
+    #: Frequencies at which all start phases are used; the others use the default phase only.
+    tri_phase_frequencies: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The facts of `layout.json`, typed."""
+
+    time_steps: int
+    column_names: tuple[str, ...]
+    column_descriptions: dict[str, str]
+    arrow_schema: pa.Schema
+    key: tuple[str, ...]
+    families: tuple[str, ...]
+    question_ids: tuple[int, ...]
+    sinusoid_amplitudes: tuple[float, ...]
+    sinusoid_frequencies: tuple[float, ...]
+    sinusoid_phases_deg: tuple[float, ...]
+    chirp_amplitudes: tuple[float, ...]
+    chirp_start_cycles: float
+    chirp_end_cycles: float
+    step_amplitudes: tuple[float, ...]
+    step_switch: int
+    presets: dict[str, Preset]
+    preset_base_keys_per_family: int
+    preset_default_phase_deg: float
+    answer_start: str
+    answer_end: str
+    answer_decimals: int
+
+    # -- the grid ---------------------------------------------------------------------------
+    def sweeps(self) -> tuple[Sweep, ...]:
+        """The sweeps of one question, in the dataset's row order."""
+        sinusoids = [
+            Sweep(SINUSOID, s, f, ph)
+            for s in self.sinusoid_amplitudes
+            for f in self.sinusoid_frequencies
+            for ph in self.sinusoid_phases_deg
+        ]
+        chirps = [Sweep(CHIRP, s) for s in self.chirp_amplitudes]
+        steps = [Sweep(STEP, s) for s in self.step_amplitudes]
+        return tuple(sinusoids + chirps + steps)
+
+    @property
+    def rows_per_question(self) -> int:
+        return len(self.sweeps()) * self.time_steps
+
+    @property
+    def rows_per_family(self) -> int:
+        return len(self.question_ids) * self.rows_per_question
+
+    def rows_per_signal_type(self) -> dict[str, int]:
+        """Rows of one family per signal type."""
+        counts: dict[str, int] = {}
+        for sweep in self.sweeps():
+            counts[sweep.signal_type] = counts.get(sweep.signal_type, 0) + self.time_steps
+        return {k: v * len(self.question_ids) for k, v in counts.items()}
+
+    # -- presets ----------------------------------------------------------------------------
+    def preset(self, name: str) -> Preset:
+        key = name.upper()
+        if key not in self.presets:
+            raise UnknownNameError(unknown_name_message("preset", name, list(self.presets)))
+        return self.presets[key]
+
+    def preset_base_keys(self) -> tuple[tuple[int, float], ...]:
+        """The K (question_id, amplitude_scale) pairs every preset uses: the first K in sorted order."""
+        pairs = sorted((q, s) for q in self.question_ids for s in self.sinusoid_amplitudes)
+        return tuple(pairs[: self.preset_base_keys_per_family])
+
+    def preset_sweeps(self, name: str) -> tuple[tuple[int, Sweep], ...]:
+        """(question_id, sweep) pairs of a preset, for any one family."""
+        preset = self.preset(name)
+        out = []
+        for q, s in self.preset_base_keys():
+            for f in preset.frequencies:
+                phases = (
+                    self.sinusoid_phases_deg
+                    if f in preset.tri_phase_frequencies
+                    else (self.preset_default_phase_deg,)
+                )
+                for ph in phases:
+                    out.append((q, Sweep(SINUSOID, s, float(f), float(ph))))
+        return tuple(out)
+
+
+def unknown_name_message(kind: str, name: str, available: Iterable[str]) -> str:
+    """'Unknown family 'x'. Did you mean 'y'? Available: a, b, c.'"""
+    available = list(available)
+    close = difflib.get_close_matches(name, available, n=2, cutoff=0.5)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return f"Unknown {kind} {name!r}.{hint} Available: {', '.join(available)}."
+
+
+_ARROW_TYPES = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64()}
+
+
+@cache
+def layout() -> Layout:
+    """The layout contract, parsed once per process."""
+    raw = json.loads(resources.files(__package__).joinpath("layout.json").read_text("utf-8"))
+    sig = raw["signals"]
+    schema = pa.schema(
+        [pa.field(c["name"], _ARROW_TYPES[c["arrow_type"]], nullable=c["nullable"]) for c in raw["columns"]]
+    )
+    floats = lambda xs: tuple(float(x) for x in xs)  # noqa: E731 - JSON ints are grid floats
+    return Layout(
+        time_steps=raw["time_steps"],
+        column_names=tuple(c["name"] for c in raw["columns"]),
+        column_descriptions={c["name"]: c["description"] for c in raw["columns"]},
+        arrow_schema=schema,
+        key=tuple(raw["key"]),
+        families=tuple(raw["families"]),
+        question_ids=tuple(raw["question_ids"]),
+        sinusoid_amplitudes=floats(sig[SINUSOID]["amplitude_scales"]),
+        sinusoid_frequencies=floats(sig[SINUSOID]["frequencies"]),
+        sinusoid_phases_deg=floats(sig[SINUSOID]["phases_deg"]),
+        chirp_amplitudes=floats(sig[CHIRP]["amplitude_scales"]),
+        chirp_start_cycles=float(sig[CHIRP]["start_cycles"]),
+        chirp_end_cycles=float(sig[CHIRP]["end_cycles"]),
+        step_amplitudes=floats(sig[STEP]["amplitude_scales"]),
+        step_switch=int(sig[STEP]["switch_step"]),
+        presets={
+            name: Preset(name, tuple(p["frequencies"]), tuple(p["tri_phase_frequencies"]))
+            for name, p in raw["presets"].items()
+        },
+        preset_base_keys_per_family=raw["preset_base_keys_per_family"],
+        preset_default_phase_deg=float(raw["preset_default_phase_deg"]),
+        answer_start=raw["answer_format"]["start_tag"],
+        answer_end=raw["answer_format"]["end_tag"],
+        answer_decimals=raw["answer_format"]["decimals"],
+    )
