@@ -1,0 +1,1 @@
+"""The MathBode evaluator: strict parsing, harmonic fits, scores, reports and Bode plots."""
