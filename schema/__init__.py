@@ -17,3 +17,19 @@ __all__ = [
     "content_hash",
     "layout",
 ]
+
+from .dataset import validate_dataset  # noqa: E402
+from .report import Problem, Report  # noqa: E402
+from .submission import Prediction, Submission, read_submission, validate_submission  # noqa: E402
+from .validate import validate_path  # noqa: E402
+
+__all__ += [
+    "Prediction",
+    "Problem",
+    "Report",
+    "Submission",
+    "read_submission",
+    "validate_dataset",
+    "validate_path",
+    "validate_submission",
+]

@@ -1,0 +1,198 @@
+"""Validate a MathBode release folder (like dist/) or a single family data file."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.json as pajson
+import pyarrow.parquet as pq
+import yaml
+
+from .compiled import compiled
+from .errors import UsageError
+from .hashing import combined_hash, content_hash, file_sha256
+from .keys import canonical_sweeps, format_key, row_key
+from .layout import layout
+from .report import Report
+
+SCHEMA = "row.schema.json"
+MANIFEST, CARD = "MANIFEST.json", "README.md"
+DATA_SUFFIXES = (".parquet", ".jsonl")
+
+
+def read_table(path: Path, report: Report, where: str) -> pa.Table | None:
+    """A data file as an Arrow table, or None with the reason in the report."""
+    try:
+        if path.suffix == ".jsonl":
+            return pajson.read_json(path)
+        return pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError) as err:
+        kind = "JSON Lines" if path.suffix == ".jsonl" else "parquet"
+        report.error("unreadable", where, "", f"a readable {kind} file", str(err).splitlines()[0][:200])
+        return None
+
+
+def _check_columns(table: pa.Table, report: Report, where: str) -> bool:
+    expected = layout().arrow_schema
+    found = table.schema
+    if found.names != expected.names:
+        report.error("columns", where, "", "columns " + ", ".join(expected.names), ", ".join(found.names) or "no columns")
+        return False
+    ok = True
+    for want, have in zip(expected, found):
+        if not have.type.equals(want.type):
+            report.error("column-type", where, want.name, f"Arrow type {want.type}", f"{have.type}")
+            ok = False
+    return ok
+
+
+def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
+    """Rows, keys and grid of one data file; returns rows per family found."""
+    lay = layout()
+    schema = compiled(SCHEMA)
+    keys_seen: dict[tuple, int] = {}
+    steps: dict[tuple, set[int]] = defaultdict(set)
+    per_family: Counter[str] = Counter()
+    for index, row in enumerate(table.to_pylist()):
+        here = f"{where} row {index}"
+        errors = schema.errors(row)
+        for e in errors:
+            report.error("schema", here, e.field, e.expected, e.found)
+        for column in ("p_value", "ground_truth"):
+            value = row.get(column)
+            if isinstance(value, float) and not math.isfinite(value):
+                report.error("non-finite", here, column, "a finite number", repr(value))
+        if errors:
+            continue
+        key = row_key(row)
+        per_family[key[0]] += 1
+        if key in keys_seen:
+            report.error("duplicate-key", here, "", "each row key once", f"{format_key(key)} again (first at row {keys_seen[key]})")
+            continue
+        keys_seen[key] = index
+        steps[key[:-1]].add(key[-1])
+    full = set(range(lay.time_steps))
+    for family in per_family:
+        expected = canonical_sweeps(family)
+        for sweep in expected:
+            have = steps.get(sweep, set())
+            if have != full:
+                missing = sorted(full - have)
+                shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+                report.error("incomplete-sweep", where, "time_step", f"all {lay.time_steps} steps of sweep {format_key(sweep)}",
+                             f"{len(have)} steps; missing {shown}")
+        for sweep in sorted(set(s for s in steps if s[0] == family) - set(expected), key=str):
+            report.error("extra-sweep", where, "", "only the sweeps of the grid", format_key(sweep))
+        if per_family[family] != lay.rows_per_family:
+            report.error("row-count", where, "family", f"{lay.rows_per_family:,} rows of {family}", f"{per_family[family]:,}")
+    return dict(per_family)
+
+
+def _front_matter(text: str) -> dict[str, Any] | None:
+    if not text.startswith("---"):
+        return None
+    parts = text.split("\n---", 1)
+    if len(parts) != 2:
+        return None
+    loaded = yaml.safe_load(parts[0][3:])
+    return loaded if isinstance(loaded, dict) else None
+
+
+def _check_card(folder: Path, report: Report) -> None:
+    card = folder / CARD
+    if not card.is_file():
+        report.error("card", CARD, "", "a dataset card README.md with YAML configs", "no README.md")
+        return
+    try:
+        meta = _front_matter(card.read_text("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        report.error("card", CARD, "", "YAML metadata between --- lines", f"unparseable: {str(err).splitlines()[0]}")
+        return
+    if not meta or not isinstance(meta.get("configs"), list):
+        report.error("card", CARD, "configs", "a YAML `configs` list", "none")
+        return
+    for config in meta["configs"]:
+        name = config.get("config_name", "?") if isinstance(config, dict) else "?"
+        for spec in (config.get("data_files") or []) if isinstance(config, dict) else []:
+            paths = spec.get("path") if isinstance(spec, dict) else spec
+            for rel in [paths] if isinstance(paths, str) else paths or []:
+                if not (folder / rel).is_file():
+                    report.error("card", CARD, f"configs[{name}]", "data files that exist", f"{rel} (missing)")
+
+
+def _check_manifest(folder: Path, report: Report) -> dict[str, Any] | None:
+    path = folder / MANIFEST
+    if not path.is_file():
+        report.error("manifest", MANIFEST, "", "a MANIFEST.json written by mathbode-build", "no MANIFEST.json")
+        return None
+    try:
+        manifest = json.loads(path.read_text("utf-8"))
+        files = manifest["files"]
+        manifest["families"]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
+        report.error("manifest", MANIFEST, "", "a MANIFEST.json with `files` and `families`", f"unparseable ({err})")
+        return None
+    for rel, info in files.items():
+        target = folder / rel
+        if not target.is_file():
+            report.error("manifest", MANIFEST, rel, "the file to exist", "missing")
+            continue
+        digest = file_sha256(target)
+        if digest != info.get("sha256"):
+            report.error("checksum", rel, "sha256", info.get("sha256", "?"), digest)
+        if target.stat().st_size != info.get("num_bytes"):
+            report.error("checksum", rel, "num_bytes", str(info.get("num_bytes")), str(target.stat().st_size))
+    return manifest
+
+
+def validate_dataset(path: str | Path) -> Report:
+    """Check a release folder or a single data file against the layout contract."""
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or folder. Give a release folder (like dist/) or a data file.")
+    report = Report(str(path), "dataset")
+    lay = layout()
+    if path.is_file():
+        table = read_table(path, report, path.name)
+        if table is not None and _check_columns(table, report, path.name):
+            report.summary["rows"] = check_table(table, report, path.name)
+        return report
+
+    manifest = _check_manifest(path, report)
+    _check_card(path, report)
+    listed = [rel for rel, info in (manifest or {}).get("files", {}).items() if "num_rows" in info]
+    data_files = listed or sorted(
+        str(p.relative_to(path)) for p in (path / "data").glob("*") if p.suffix in DATA_SUFFIXES
+    )
+    if not data_files:
+        report.error("no-data", str(path), "", "data/<family>.parquet files", "none")
+        return report
+    rows: Counter[str] = Counter()
+    hashes: dict[str, str] = {}
+    for rel in data_files:
+        table = read_table(path / rel, report, rel) if (path / rel).is_file() else None
+        if table is None or not _check_columns(table, report, rel):
+            continue
+        found = check_table(table, report, rel)
+        rows.update(found)
+        if len(found) == 1:
+            hashes[next(iter(found))] = content_hash(table)
+    if manifest:
+        for family, entry in manifest["families"].items():
+            if family in hashes and entry.get("content_hash") != hashes[family]:
+                report.error("content-hash", MANIFEST, f"families.{family}.content_hash",
+                             entry.get("content_hash", "?"), hashes[family])
+        ordered = [hashes[f] for f in manifest["families"] if f in hashes]
+        if len(ordered) == len(manifest["families"]) and combined_hash(ordered) != manifest.get("content_hash"):
+            report.error("content-hash", MANIFEST, "content_hash", manifest.get("content_hash", "?"), combined_hash(ordered))
+    missing = [f for f in lay.families if f not in rows]
+    if missing:
+        report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))
+    report.summary["rows"] = dict(rows)
+    report.summary["text"] = [f"rows: {sum(rows.values()):,} in {len(rows)} families"]
+    return report

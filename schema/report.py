@@ -1,0 +1,100 @@
+"""Validation reports: every problem collected, grouped for people, complete for machines."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong (or worth a look) in a file."""
+
+    #: `error` makes the file invalid; `warning` does not.
+    severity: str
+    #: A short, stable name for the kind of problem (`schema`, `unknown-key`, `duplicate-key`, ...).
+    code: str
+    #: Where: "line 12", "row 17", "file", or a data file inside a release.
+    where: str
+    #: The field or column concerned ('' when the problem is about the whole line or file).
+    field: str
+    #: What the contract expects there.
+    expected: str
+    #: What was found instead.
+    found: str
+
+
+@dataclass
+class Report:
+    """The outcome of validating one path."""
+
+    path: str
+    #: `dataset` or `submission`.
+    kind: str
+    problems: list[Problem] = field(default_factory=list)
+    #: Facts found along the way (row counts, coverage, model name...).
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, severity: str, code: str, where: str, field: str, expected: str, found: str) -> None:
+        self.problems.append(Problem(severity, code, where, field, expected, found))
+
+    def error(self, code: str, where: str, field: str, expected: str, found: str) -> None:
+        self.add(ERROR, code, where, field, expected, found)
+
+    def warning(self, code: str, where: str, field: str, expected: str, found: str) -> None:
+        self.add(WARNING, code, where, field, expected, found)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == WARNING]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def groups(self) -> list[dict[str, Any]]:
+        """Problems of the same kind, field and expectation, counted, in order of first appearance."""
+        grouped: OrderedDict[tuple, list[Problem]] = OrderedDict()
+        for p in self.problems:
+            grouped.setdefault((p.severity, p.code, p.field, p.expected), []).append(p)
+        return [
+            {"severity": sev, "code": code, "field": fld, "expected": exp, "count": len(items), "instances": items}
+            for (sev, code, fld, exp), items in grouped.items()
+        ]
+
+    def to_dict(self, max_examples: int = 5) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "valid": self.valid,
+            "num_errors": len(self.errors),
+            "num_warnings": len(self.warnings),
+            "summary": self.summary,
+            "problems": [
+                {**{k: g[k] for k in ("severity", "code", "field", "expected", "count")},
+                 "examples": [{"where": p.where, "found": p.found} for p in g["instances"][:max_examples]]}
+                for g in self.groups()
+            ],
+        }
+
+    def format_text(self, max_examples: int = 3) -> str:
+        """The human summary: a verdict line, then each group of problems with its first instances."""
+        verdict = "valid" if self.valid else "INVALID"
+        counts = f"{len(self.errors):,} error(s), {len(self.warnings):,} warning(s)"
+        lines = [f"{self.path}: {verdict} {self.kind} ({counts})"]
+        for g in self.groups():
+            fld = f" field '{g['field']}'" if g["field"] else ""
+            times = f" [{g['count']:,} times, first {min(max_examples, g['count'])} shown]" if g["count"] > 1 else ""
+            lines.append(f"  {g['severity']} ({g['code']}){fld}: expected {g['expected']}{times}")
+            for p in g["instances"][:max_examples]:
+                lines.append(f"    {p.where}: found {p.found}")
+        for line in self.summary.get("text", []):
+            lines.append(f"  {line}")
+        return "\n".join(lines)

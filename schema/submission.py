@@ -1,0 +1,156 @@
+"""Read and validate a submission: predictions JSONL, one object per line.
+
+`read_submission` returns the lines that can be scored together with the report, so the
+scorer reads a file once; `validate_submission` is the report alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .compiled import compiled
+from .errors import UsageError
+from .keys import Key, canonical_keys, coverage, format_key, row_key
+from .report import Report
+
+SCHEMA = "predictions.schema.json"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One valid line of a submission."""
+
+    #: The normalized row key (see `keys.row_key`).
+    key: Key
+    #: 1-based line number in the file.
+    line: int
+    #: The raw model text, when the line gave `response`.
+    response: str | None
+    #: The number, when the line gave `prediction` (None = no answer).
+    prediction: float | None
+    #: Whether the line gave `response` (parse it) or `prediction` (use it).
+    has_response: bool
+
+
+@dataclass
+class Submission:
+    path: Path
+    predictions: list[Prediction] = field(default_factory=list)
+    model: str | None = None
+    report: Report | None = None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _decode(raw: bytes, lineno: int, report: Report) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        report.error("encoding", f"line {lineno}", "", "UTF-8 text",
+                     f"byte 0x{raw[err.start]:02x} at column {err.start + 1}")
+        return _BAD
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except ValueError as err:
+        if "is not valid JSON" in str(err):
+            report.error("non-finite", f"line {lineno}", "", "finite numbers (use null for no answer)",
+                         str(err).split(" is not")[0])
+        else:
+            snippet = text.strip()
+            snippet = snippet if len(snippet) <= 40 else snippet[:37] + "..."
+            report.error("json", f"line {lineno}", "", "one JSON object", f"{err.msg} at column {err.colno}: {snippet!r}")
+        return _BAD
+
+
+_BAD = object()
+_KIND = {list: "a JSON array", str: "a JSON string", int: "a JSON number", float: "a JSON number",
+         bool: "a JSON boolean", type(None): "null"}
+
+
+def read_submission(path: str | Path) -> Submission:
+    """Parse and check a submission; every problem lands in `submission.report`."""
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"{path}: no such file. Give the path of a predictions .jsonl file.")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder, not a predictions file.")
+    report = Report(str(path), "submission")
+    sub = Submission(path, report=report)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise UsageError(f"{path}: cannot read ({err.strerror}).") from None
+    if not data.strip():
+        report.error("empty", "file", "", "one JSON object per line", "an empty file")
+        return sub
+
+    schema = compiled(SCHEMA)
+    known_fields = set(schema.properties)
+    universe = canonical_keys()
+    first_line: dict[Key, int] = {}
+    models: dict[str, int] = {}
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the newline that ends the last line
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
+            continue
+        obj = _decode(raw.rstrip(b"\r"), lineno, report)
+        if obj is _BAD:
+            continue
+        if not isinstance(obj, dict):
+            found = _KIND.get(type(obj), type(obj).__name__)
+            hint = " (JSON Lines: one object per line, not one array)" if isinstance(obj, list) else ""
+            report.error("not-object", f"line {lineno}", "", "a JSON object" + hint, found)
+            continue
+        errors = schema.errors(obj)
+        for e in errors:
+            report.error("schema", f"line {lineno}", e.field, e.expected, e.found)
+        for extra in sorted(set(obj) - known_fields):
+            report.warning("unknown-field", f"line {lineno}", extra, "only the fields of predictions.schema.json", "an extra field (ignored)")
+        if errors:
+            continue
+        key = row_key(obj)
+        if key not in universe:
+            report.error("unknown-key", f"line {lineno}", "", "the key of a row of the canonical split", format_key(key))
+            continue
+        if key in first_line:
+            report.error("duplicate-key", f"line {lineno}", "", "each row key once",
+                         f"{format_key(key)} again (first on line {first_line[key]})")
+            continue
+        first_line[key] = lineno
+        if "model" in obj:
+            models.setdefault(obj["model"], lineno)
+        has_response = "response" in obj
+        value = obj.get("prediction")
+        sub.predictions.append(Prediction(key, lineno, obj.get("response"), None if value is None else float(value), has_response))
+
+    if len(models) > 1:
+        names = ", ".join(f"{m!r} (first on line {n})" for m, n in models.items())
+        report.error("model", "file", "model", "the same model on every line", names)
+    sub.model = next(iter(models), None)
+    cov = coverage(set(first_line))
+    report.summary.update(
+        lines=len(lines), predictions=len(sub.predictions), model=sub.model, coverage=cov,
+        text=_coverage_text(cov),
+    )
+    return sub
+
+
+def _coverage_text(cov: dict[str, Any]) -> list[str]:
+    out = ["coverage by family: " + ", ".join(f"{f} {c['rows']:,}/{c['of']:,}" for f, c in cov["families"].items())]
+    out.append("coverage by preset: " + ", ".join(f"{p} {c['rows']:,}/{c['of']:,}" for p, c in cov["presets"].items()))
+    complete = ", ".join(cov["presets_complete"]) or "none"
+    out.append(f"presets fully covered: {complete}")
+    return out
+
+
+def validate_submission(path: str | Path) -> Report:
+    """The validation report of a predictions file."""
+    return read_submission(path).report

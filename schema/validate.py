@@ -1,0 +1,33 @@
+"""Tell a dataset from a submission and validate either: the entry point the CLI, scorer and publisher share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .dataset import DATA_SUFFIXES, validate_dataset
+from .errors import UsageError
+from .report import Report
+from .submission import validate_submission
+
+SUBMISSION_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+def detect_kind(path: Path) -> str:
+    """`dataset` for a folder or a parquet file, `submission` for JSON Lines."""
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or folder.")
+    if path.is_dir():
+        return "dataset"
+    if path.suffix == ".parquet":
+        return "dataset"
+    if path.suffix in SUBMISSION_SUFFIXES:
+        # A family data file of a --format jsonl release sits in data/ and is named after a family.
+        return "dataset" if path.parent.name == "data" and path.suffix in DATA_SUFFIXES and (path.parent.parent / "MANIFEST.json").exists() else "submission"
+    with open(path, "rb") as f:
+        return "dataset" if f.read(4) == b"PAR1" else "submission"
+
+
+def validate_path(path: str | Path) -> Report:
+    """Validate whatever `path` is."""
+    path = Path(path)
+    return validate_dataset(path) if detect_kind(path) == "dataset" else validate_submission(path)
