@@ -89,6 +89,7 @@ class CompiledSchema:
         self.properties: dict = schema.get("properties", {})
         self._separable = self._is_separable(schema)
         self._prop_subschemas = self._field_rules(schema) if self._separable else {}
+        self._projections = self._projection_rules()
         # The schema without its structural keywords: on a one-field probe only per-field rules fire.
         self._field_validator = Draft202012Validator(
             {k: v for k, v in schema.items() if k in ("properties", "allOf", "$schema")}
@@ -124,19 +125,26 @@ class CompiledSchema:
                 rules.setdefault(name, []).append((cond["if"], sub))
         return rules
 
+    def _projection_rules(self) -> dict[str, tuple[bool, int]]:
+        """field -> (value-free for strings, minLength) and (value-free for numbers), decided once."""
+        rules = {}
+        for name, subs in self._prop_subschemas.items():
+            keywords = {k for _, sub in subs for k in sub} - {"description"}
+            need = max((sub.get("minLength", 0) for _, sub in subs), default=0)
+            rules[name] = (keywords <= {"type", "minLength"}, need, keywords <= {"type"})
+        return rules
+
     def _projection(self, name: str, value: Any) -> Any:
         """A stand-in for `value` that every rule on `name` answers the same way."""
-        keywords = {k for _, sub in self._prop_subschemas.get(name, []) for k in sub} - {"description"}
-        if isinstance(value, str) and keywords <= {"type", "minLength"}:
-            need = max((sub.get("minLength", 0) for _, sub in self._prop_subschemas[name]), default=0)
+        strings_free, need, numbers_free = self._projections.get(name, (False, 0, False))
+        kind = type(value)
+        if kind is str and strings_free:
             return "x" * min(len(value), need)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and keywords <= {"type"}:
+        if (kind is int or kind is float) and numbers_free:
             return 0 if float(value).is_integer() else 0.5
-        try:
-            hash(value)
-        except TypeError:
-            return json.dumps(value, sort_keys=True)  # lists/dicts: memoise by their text
-        return (type(value).__name__, value)
+        if kind is list or kind is dict:
+            return json.dumps(value, sort_keys=True)  # unhashable: memoise by its text
+        return (kind.__name__, value)
 
     # -- validation -------------------------------------------------------------------------
     def _errors_full(self, obj: dict) -> list[SchemaError]:
@@ -170,7 +178,10 @@ class CompiledSchema:
                 errs = [SchemaError(*_describe(e), e.validator) for e in self._field_validator.iter_errors(probe)
                         if e.absolute_path and e.absolute_path[0] == name]
                 self._memo_field[fkey] = errs
-            out.extend(errs)
+            if errs:
+                # The memo answers for every value with this projection; say what *this* row holds.
+                found = _found(value)
+                out.extend(SchemaError(e.field, e.expected, found, e.keyword) for e in errs)
         return out
 
 

@@ -55,7 +55,7 @@ def _decode(raw: bytes, lineno: int, report: Report) -> Any:
                      f"byte 0x{raw[err.start]:02x} at column {err.start + 1}")
         return _BAD
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _DECODER.decode(text)
     except ValueError as err:
         if "is not valid JSON" in str(err):
             report.error("non-finite", f"line {lineno}", "", "finite numbers (use null for no answer)",
@@ -68,6 +68,8 @@ def _decode(raw: bytes, lineno: int, report: Report) -> Any:
 
 
 _BAD = object()
+# One decoder for the whole file; NaN and Infinity literals are not JSON and get a clear error.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _KIND = {list: "a JSON array", str: "a JSON string", int: "a JSON number", float: "a JSON number",
          bool: "a JSON boolean", type(None): "null"}
 

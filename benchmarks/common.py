@@ -1,0 +1,49 @@
+"""Helpers shared by the benchmark scripts: timing a command and writing a full submission."""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+KEY = ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")
+
+
+def command(name: str) -> str:
+    """The console script installed beside this Python."""
+    return str(Path(sys.executable).with_name(name))
+
+
+def time_command(args: list[str], repeat: int, ok_codes: tuple[int, ...] = (0,)) -> tuple[float, list[float], float]:
+    """(median seconds, all runs, peak RSS MB of the children so far)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.run(args, capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if proc.returncode not in ok_codes:
+            raise SystemExit(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return statistics.median(times), times, peak
+
+
+def write_full_submission(dist: Path, out: Path, model: str = "exact") -> int:
+    """Every row of the release, answered with the exact truth in the answer format."""
+    import pyarrow.parquet as pq
+
+    manifest = json.loads((dist / "MANIFEST.json").read_text())
+    n = 0
+    with open(out, "w") as f:
+        for fam in manifest["families"].values():
+            for rel in fam["files"]:
+                for row in pq.read_table(dist / rel).select(list(KEY) + ["ground_truth"]).to_pylist():
+                    truth = row.pop("ground_truth")
+                    row["response"] = f"[answer_start] {truth:.6f} [answer_end]"
+                    row["model"] = model
+                    f.write(json.dumps(row) + "\n")
+                    n += 1
+    return n
