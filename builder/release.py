@@ -7,10 +7,7 @@ so an interrupted build leaves either the old release or the new one, never a mi
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +16,7 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mathbode.schema.atomic import atomic_folder, check_replaceable
 from mathbode.schema.errors import UsageError
 from mathbode.schema.hashing import combined_hash, content_hash, file_sha256
 
@@ -54,31 +52,6 @@ def _write_table(table: pa.Table, path: Path, fmt: str) -> None:
                 f.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a folder. Choose another --out.")
-    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
-        raise UsageError(
-            f"--out {out}: the folder is not empty and is not a MathBode release (no {MANIFEST}); "
-            "refusing to replace it. Choose another --out or empty the folder."
-        )
-    parent = out.resolve().parent
-    if not parent.is_dir():
-        raise UsageError(f"--out {out}: the parent folder {parent} does not exist.")
-    if not os.access(parent, os.W_OK):
-        raise UsageError(f"--out {out}: cannot write in {parent} (permission denied). Choose another --out.")
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.resolve().parent))
-        os.replace(out, old / out.name)
-        os.replace(tmp, out)
-        shutil.rmtree(old)
-    else:
-        os.replace(tmp, out)
-
-
 def build_release(
     families: list[Family],
     out: Path | str = "dist",
@@ -91,16 +64,9 @@ def build_release(
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
     out = Path(out)
-    _check_out(out)
+    check_replaceable(out, MANIFEST, "a MathBode release")
     say = progress or (lambda _msg: None)
-    try:
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
-        tmp.chmod(0o755)  # mkdtemp makes it private; a release folder is for everyone to read
-    except OSError as err:
-        raise UsageError(
-            f"--out {out}: cannot write in {out.resolve().parent} ({err.strerror}). Choose another --out."
-        ) from None
-    try:
+    with atomic_folder(out) as tmp:
         (tmp / "data").mkdir()
         timings: dict[str, float] = {}
         fam_entries: dict[str, dict] = {}
@@ -140,10 +106,6 @@ def build_release(
         (tmp / CARD).write_text(card, encoding="utf-8", newline="\n")
         manifest["files"][CARD] = {"num_bytes": (tmp / CARD).stat().st_size, "sha256": file_sha256(tmp / CARD)}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8", newline="\n")
-        _swap_into_place(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings)
 
 

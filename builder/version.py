@@ -1,3 +1,14 @@
-"""The builder's version: recorded in every release's MANIFEST.json and dataset card."""
+"""The builder's version, and the content hashes of the canonical release it builds."""
 
 __version__ = "0.1.0"
+
+#: Content hash of each family's canonical rows (see `mathbode.schema.hashing`). The scorer checks
+#: the rows it generates against these, and a test checks them against dist/MANIFEST.json: a change
+#: to a family that changes its rows must change its version and these hashes together.
+RELEASE_CONTENT_HASHES = {
+    "linear_solve": "sha256:d4398207c969153b406a5a32c37f7ed3ad616d3ee7bf809e047ebd427792fb6f",
+    "ratio_saturation": "sha256:b38f341a1cbb42d4bacdbacc694abc3cbe8b1884a5a50270ee5d04f03173b799",
+    "exponential_interest": "sha256:fcc97446cfe7036706897f7f5e751a7420a287723df9c9e7146ac2ec3719dc3f",
+    "linear_system": "sha256:037a5e2d5a1927cfa5084392ec4c03d98dfc5e17a4b523cd56ae5977b4dac9a1",
+    "similar_triangles": "sha256:fdd860d952ac8450ed7f1805d2be95ad84305b363666a5c67e7d3b8496fc111c",
+}

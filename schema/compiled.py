@@ -125,26 +125,14 @@ class CompiledSchema:
                 rules.setdefault(name, []).append((cond["if"], sub))
         return rules
 
-    def _projection_rules(self) -> dict[str, tuple[bool, int]]:
-        """field -> (value-free for strings, minLength) and (value-free for numbers), decided once."""
+    def _projection_rules(self) -> dict[str, tuple[bool, int, bool]]:
+        """field -> (strings: only type and minLength matter, that minLength, numbers: only type matters)."""
         rules = {}
         for name, subs in self._prop_subschemas.items():
             keywords = {k for _, sub in subs for k in sub} - {"description"}
             need = max((sub.get("minLength", 0) for _, sub in subs), default=0)
             rules[name] = (keywords <= {"type", "minLength"}, need, keywords <= {"type"})
         return rules
-
-    def _projection(self, name: str, value: Any) -> Any:
-        """A stand-in for `value` that every rule on `name` answers the same way."""
-        strings_free, need, numbers_free = self._projections.get(name, (False, 0, False))
-        kind = type(value)
-        if kind is str and strings_free:
-            return "x" * min(len(value), need)
-        if (kind is int or kind is float) and numbers_free:
-            return 0 if float(value).is_integer() else 0.5
-        if kind is list or kind is dict:
-            return json.dumps(value, sort_keys=True)  # unhashable: memoise by its text
-        return (kind.__name__, value)
 
     # -- validation -------------------------------------------------------------------------
     def _errors_full(self, obj: dict) -> list[SchemaError]:
@@ -155,7 +143,7 @@ class CompiledSchema:
         if not isinstance(obj, dict) or not self._separable:
             return self._errors_full(obj)
         cond = obj.get(CONDITION_FIELD, _MISSING)
-        cond_key = self._projection(CONDITION_FIELD, cond) if cond is not _MISSING else _MISSING
+        cond_key = _value_key(cond) if cond is not _MISSING else _MISSING
         keys = frozenset(obj)
         skey = (keys, cond_key)
         found = self._memo_struct.get(skey)
@@ -166,23 +154,41 @@ class CompiledSchema:
                      if not e.absolute_path]
             self._memo_struct[skey] = found
         out = list(found)
+        memo, rules = self._memo_field, self._projections
         for name, value in obj.items():
-            if name not in self._prop_subschemas:
+            rule = rules.get(name)
+            if rule is None:
                 continue
-            fkey = (name, cond_key, self._projection(name, value))
-            errs = self._memo_field.get(fkey)
+            # Project the value to a stand-in every rule on this field answers the same way
+            # (inlined: this loop runs for every field of every row).
+            kind = type(value)
+            if kind is str and rule[0]:
+                proj = "x" * min(len(value), rule[1])  # only the type and minLength matter
+            elif (kind is float or kind is int) and rule[2]:
+                proj = 0 if float(value).is_integer() else 0.5  # only the type matters
+            else:
+                proj = _value_key(value)
+            fkey = (name, cond_key, proj)
+            errs = memo.get(fkey)
             if errs is None:
                 probe = {name: value}
                 if cond is not _MISSING:
                     probe[CONDITION_FIELD] = cond
                 errs = [SchemaError(*_describe(e), e.validator) for e in self._field_validator.iter_errors(probe)
                         if e.absolute_path and e.absolute_path[0] == name]
-                self._memo_field[fkey] = errs
+                memo[fkey] = errs
             if errs:
                 # The memo answers for every value with this projection; say what *this* row holds.
                 found = _found(value)
                 out.extend(SchemaError(e.field, e.expected, found, e.keyword) for e in errs)
         return out
+
+
+def _value_key(value: Any) -> Any:
+    """A memo key for a value as it is: the type too (1, 1.0 and True are equal dict keys)."""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, sort_keys=True)  # unhashable: by its text
+    return (type(value), value)
 
 
 class _Missing:

@@ -7,7 +7,7 @@ frequency is a per-step value, a step has none), so those two slots are None in 
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from functools import cache
 from typing import Any, Mapping
 
@@ -69,6 +69,11 @@ def preset_keys(preset: str) -> frozenset[Key]:
     )
 
 
+@cache
+def _preset_rows_per_family(preset: str) -> dict[str, int]:
+    return dict(Counter(k[0] for k in preset_keys(preset)))
+
+
 def coverage(keys: set[Key]) -> dict[str, Any]:
     """Rows covered per family and per preset, and the presets covered completely."""
     lay = layout()
@@ -81,11 +86,12 @@ def coverage(keys: set[Key]) -> dict[str, Any]:
     presets = {}
     for name in lay.presets:
         wanted = preset_keys(name)
-        have = wanted & keys
-        full_families = [
-            fam for fam in lay.families
-            if all(k in keys for k in wanted if k[0] == fam)
-        ]
-        presets[name] = {"rows": len(have), "of": len(wanted), "families_complete": full_families}
+        have = Counter(k[0] for k in wanted & keys)
+        need = _preset_rows_per_family(name)
+        presets[name] = {
+            "rows": sum(have.values()),
+            "of": len(wanted),
+            "families_complete": [fam for fam in lay.families if have.get(fam, 0) == need[fam]],
+        }
     complete = [name for name, p in presets.items() if p["rows"] == p["of"]]
     return {"families": families, "presets": presets, "presets_complete": complete}

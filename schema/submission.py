@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .compiled import compiled
 from .errors import UsageError
@@ -19,9 +19,8 @@ from .report import Report
 SCHEMA = "predictions.schema.json"
 
 
-@dataclass(frozen=True)
-class Prediction:
-    """One valid line of a submission."""
+class Prediction(NamedTuple):
+    """One valid line of a submission (a NamedTuple: tens of thousands are made per file)."""
 
     #: The normalized row key (see `keys.row_key`).
     key: Key

@@ -1,0 +1,78 @@
+"""From per-sweep metrics to per-frequency means, family scores (MB-Core, MB-Plus) and the overall score."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .metrics import SWEEP_METRICS
+
+SWEEP_KEY = ["family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg"]
+FAMILY_SCORE_FIELDS = ("mb_core", "mb_plus", "gain_abs_err_mid", "phase_abs_deg_mid", "r2_mean",
+                       "acf1_abs_mean", "compliance_mean")
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    """Scales and weights of the scores; the defaults are the paper's."""
+
+    #: Frequencies (cycles per 64 steps) the scores are taken from.
+    mid_band: tuple[float, ...] = (4.0, 8.0)
+    #: |gain - 1| that costs the whole gain part of MB-Core.
+    gain_scale: float = 0.25
+    #: |phase error| in degrees that costs the whole phase part of MB-Core.
+    phase_scale_deg: float = 45.0
+    gain_weight: float = 0.5
+    phase_weight: float = 0.5
+
+
+def clip01(x: float) -> float:
+    return math.nan if x != x else min(1.0, max(0.0, x))
+
+
+def frequency_summary(sweeps: pd.DataFrame) -> pd.DataFrame:
+    """Family x frequency: the plain mean over sweeps of every metric, skipping NaN (pandas' mean)."""
+    metrics = [m for m in SWEEP_METRICS if m in sweeps]
+    groups = sweeps.groupby(["family", "frequency_cycles"], sort=False)
+    summary = groups[metrics].mean()
+    summary["num_sweeps"] = groups.size()
+    # Families keep the sweeps' (canonical) order; frequencies ascend within each.
+    order = {f: n for n, f in enumerate(dict.fromkeys(sweeps["family"]))}
+    summary = summary.reset_index()
+    return summary.sort_values(["family", "frequency_cycles"], key=lambda c: c.map(order) if c.name == "family" else c,
+                               kind="stable").reset_index(drop=True)
+
+
+def family_scores(summary: pd.DataFrame, config: ScoreConfig = ScoreConfig()) -> dict[str, dict[str, float]]:
+    """Per family: mid-band errors, MB-Core, and MB-Plus with fit quality, residual ACF and compliance."""
+    scores = {}
+    for family, rows in summary.groupby("family", sort=False):
+        mid = rows[rows["frequency_cycles"].isin(config.mid_band)]
+        # Means over frequency rows skip NaN, as pandas' mean does (empty -> NaN).
+        gain_err = float((mid["gain"] - 1).abs().mean())
+        phase_err = float(mid["phase_err_deg"].abs().mean())
+        eg = clip01(gain_err / config.gain_scale)
+        ephi = clip01(phase_err / config.phase_scale_deg)
+        mb_core = clip01(1 - (config.gain_weight * eg + config.phase_weight * ephi))
+        r2_mean = float(mid["r2"].mean())
+        acf1_abs = float(mid["res_acf1"].abs().mean())
+        compliance = float(rows["compliance"].mean())
+        mb_plus = (mb_core * clip01(r2_mean) ** 0.5 * clip01(1 - acf1_abs) ** 0.5 * clip01(compliance) ** 0.5)
+        scores[family] = {
+            "mb_core": mb_core, "mb_plus": mb_plus, "gain_abs_err_mid": gain_err,
+            "phase_abs_deg_mid": phase_err, "r2_mean": r2_mean, "acf1_abs_mean": acf1_abs,
+            "compliance_mean": compliance,
+        }
+    return scores
+
+
+def overall(scores: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Plain mean over the families present."""
+    def mean(field: str) -> float:
+        values = [s[field] for s in scores.values()]
+        return float(np.mean(values)) if values else math.nan
+
+    return {"mb_core": mean("mb_core"), "mb_plus": mean("mb_plus"), "num_families": len(scores)}

@@ -1,0 +1,29 @@
+"""`mathbode-prompts`: the rows a model must answer, as request lines (key fields + prompt)."""
+
+from __future__ import annotations
+
+import click
+
+from mathbode.schema.errors import exit_on_error
+
+from .jsonl import write_jsonl
+from .options import families_option, family_names, preset_option, reference_option
+from .selection import iter_requests, reference_table, select_rows
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@preset_option()
+@families_option()
+@reference_option()
+@click.option("-o", "--output", default="requests.jsonl", show_default=True, help="Output file ('-' for stdout).")
+@exit_on_error
+def main(preset: str, families_spec: str, reference: str | None, output: str) -> None:
+    """Write the prompts of a preset: one JSON line per row with its key fields and prompt.
+
+    Answer each prompt, then add `response` (the model's raw text) to the line and score the file
+    with mathbode-score.
+    """
+    rows = select_rows(reference_table(family_names(families_spec), reference), preset)
+    n = write_jsonl(output, iter_requests(rows))
+    if output != "-":
+        click.echo(f"Wrote {n:,} requests ({preset.upper()}) to {output}", err=True)

@@ -1,0 +1,100 @@
+"""`mathbode-score`: validate prediction files, measure them, print the table, write the report folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from mathbode.schema.errors import MathBodeError, exit_on_error
+from mathbode.schema.submission import read_submission
+
+from .aggregate import ScoreConfig
+from .options import preset_option, reference_option
+from .scoring import Scored, score
+from .selection import reference_table
+
+
+class InvalidSubmission(MathBodeError):
+    exit_code = 1
+
+
+def _labels(paths: list[Path], models: list[str | None]) -> list[str]:
+    """Model names when they tell the files apart, else file stems; made unique."""
+    names = models if all(models) and len(set(models)) == len(models) else [p.stem for p in paths]
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
+    return out
+
+
+def _fmt(x: float) -> str:
+    return "   n/a" if x != x else f"{x:.4f}"
+
+
+def _table(results: list[Scored]) -> str:
+    width = max(10, *(len(r.label) for r in results))
+    lines = [f"{'submission':<{width}}  {'preset':<8}  MB-Core  MB-Plus  families"]
+    for r in sorted(results, key=lambda r: (-(r.overall['mb_core'] if r.overall['mb_core'] == r.overall['mb_core'] else -1))):
+        lines.append(f"{r.label:<{width}}  {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  {_fmt(r.overall['mb_plus']):>7}  "
+                     f"{r.overall['num_families']:>8}")
+    if len(results) == 1:
+        r = results[0]
+        lines.append("")
+        lines.append(f"{'family':<22}  MB-Core  MB-Plus  |G-1| mid  |phase| mid  compliance")
+        for fam, s in r.families.items():
+            lines.append(f"{fam:<22}  {_fmt(s['mb_core']):>7}  {_fmt(s['mb_plus']):>7}  {_fmt(s['gain_abs_err_mid']):>9}  "
+                         f"{_fmt(s['phase_abs_deg_mid']):>11}  {_fmt(s['compliance_mean']):>10}")
+    return "\n".join(lines)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
+@reference_option()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("mathbode-report"), show_default=True,
+              help="Report folder (replaced atomically).")
+@preset_option(default=None, help_text="Score only this preset's sweeps (default: every sinusoid sweep answered).")
+@click.option("--no-plots", is_flag=True, help="Skip the Bode plot PNGs.")
+@click.option("--gain-scale", type=float, default=0.25, show_default=True, help="|gain-1| that zeroes the gain part of MB-Core.")
+@click.option("--phase-scale", type=float, default=45.0, show_default=True, help="|phase error| (deg) that zeroes the phase part.")
+@click.option("--gain-weight", type=float, default=0.5, show_default=True)
+@click.option("--phase-weight", type=float, default=0.5, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON instead of the table.")
+@exit_on_error
+def main(predictions: tuple[Path, ...], reference: str | None, out: Path, preset: str | None, no_plots: bool,
+         gain_scale: float, phase_scale: float, gain_weight: float, phase_weight: float, as_json: bool) -> None:
+    """Score prediction files (JSONL) against the canonical MathBode split.
+
+    Each file is validated first; an invalid file is refused with the validator's messages.
+    """
+    from .report import _clean, write_report
+
+    config = ScoreConfig(gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight,
+                         phase_weight=phase_weight)
+    submissions = []
+    for path in predictions:
+        sub = read_submission(path)
+        if not sub.report.valid:
+            raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
+        if not any(p.key[2] == "sinusoid" for p in sub.predictions):
+            raise InvalidSubmission(f"{path} has no sinusoid rows: nothing to score (chirp and step rows are not scored).")
+        submissions.append(sub)
+    families = sorted({p.key[0] for s in submissions for p in s.predictions if p.key[2] == "sinusoid"},
+                      key=lambda f: f)
+    from mathbode.schema.layout import layout
+
+    families = [f for f in layout().families if f in families]
+    ref = reference_table(families, reference)
+    labels = _labels(list(predictions), [s.model for s in submissions])
+    results = [score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels)]
+    write_report(results, out, plots=not no_plots)
+    if as_json:
+        click.echo(json.dumps([_clean(r.scores_json()) for r in results], indent=2))
+    else:
+        click.echo(_table(results))
+        click.echo(f"\nReport: {out}/", err=True)
+    sys.exit(0)

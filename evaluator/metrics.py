@@ -1,0 +1,108 @@
+"""Per-sweep measurements: first-harmonic fit, gain, phase error, harmonics and residual diagnostics.
+
+Pure numpy: arrays in, numbers out. The formulas follow the paper's reference implementation;
+each one is stated where it is computed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: A sweep needs this many compliant answers for its fit to mean anything.
+MIN_POINTS = 16
+
+#: Per-sweep metric names, in report column order.
+SWEEP_METRICS = (
+    "gain", "phase_err_deg", "r2", "h1", "h2", "h3", "h2_over_h1", "res_rms_norm", "res_acf1",
+    "compliance", "amp_truth", "amp_model", "phase_truth_deg", "phase_model_deg", "n_finite",
+)
+
+
+@dataclass(frozen=True)
+class HarmonicFit:
+    """y ~ c + a sin(wt) + b cos(wt), by least squares."""
+
+    c: float
+    a: float
+    b: float
+    r2: float
+
+    @property
+    def amplitude(self) -> float:
+        return math.hypot(self.a, self.b)
+
+    @property
+    def phase(self) -> float:
+        """atan2(b, a): y ~ c + A sin(wt + phase)."""
+        return math.atan2(self.b, self.a)
+
+
+def fit_first_harmonic(t: np.ndarray, y: np.ndarray, omega: float) -> HarmonicFit:
+    design = np.column_stack([np.ones_like(t, dtype=float), np.sin(omega * t), np.cos(omega * t)])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    residual = y - design @ coef
+    ss_res = float(residual @ residual)
+    centred = y - y.mean()
+    ss_tot = float(centred @ centred) or 1.0  # a constant series: SStot = 0 counts as 1
+    return HarmonicFit(float(coef[0]), float(coef[1]), float(coef[2]), 1.0 - ss_res / ss_tot)
+
+
+def harmonic_amplitude(t: np.ndarray, y: np.ndarray, omega: float) -> float:
+    """|H| from least squares on sin(wt), cos(wt) alone (no intercept)."""
+    design = np.column_stack([np.sin(omega * t), np.cos(omega * t)])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    return float(math.hypot(coef[0], coef[1]))
+
+
+def wrap_pi(x: float) -> float:
+    """Wrap an angle to [-pi, pi)."""
+    return (x + math.pi) % (2 * math.pi) - math.pi
+
+
+def lag1_autocorrelation(r: np.ndarray) -> float:
+    """corrcoef(r[:-1], r[1:]); NaN when either side has no spread."""
+    if r.size < 3:
+        return math.nan
+    x, y = r[:-1], r[1:]
+    x, y = x - x.mean(), y - y.mean()
+    denom = math.sqrt(float(x @ x) * float(y @ y))
+    return float(x @ y) / denom if denom > 0 else math.nan
+
+
+def sweep_metrics(truth: np.ndarray, model: np.ndarray, frequency_cycles: float, time_steps: int) -> dict[str, float]:
+    """All per-sweep metrics for one sinusoid sweep.
+
+    `truth` and `model` are indexed by time step 0..T-1; `model` holds NaN where the answer was
+    missing or non-compliant. Only the finite model values enter the fits, in time order.
+    """
+    t_all = np.arange(time_steps, dtype=float)
+    omega = 2 * math.pi * frequency_cycles / time_steps
+    finite = np.isfinite(model)
+    n = int(finite.sum())
+    out = dict.fromkeys(SWEEP_METRICS, math.nan)
+    out["compliance"] = n / time_steps
+    out["n_finite"] = float(n)
+    truth_fit = fit_first_harmonic(t_all, truth, omega)
+    out["amp_truth"] = truth_fit.amplitude
+    out["phase_truth_deg"] = math.degrees(truth_fit.phase)
+    if n < MIN_POINTS:
+        return out
+    t, y = t_all[finite], model[finite]
+    fit = fit_first_harmonic(t, y, omega)
+    out["amp_model"] = fit.amplitude
+    out["phase_model_deg"] = math.degrees(fit.phase)
+    out["r2"] = fit.r2
+    if truth_fit.amplitude > 0:
+        out["gain"] = fit.amplitude / truth_fit.amplitude
+        out["phase_err_deg"] = math.degrees(wrap_pi(fit.phase - truth_fit.phase))
+    h = [harmonic_amplitude(t, y, k * omega) for k in (1, 2, 3)]
+    out["h1"], out["h2"], out["h3"] = h
+    out["h2_over_h1"] = h[1] / h[0] if h[0] > 0 else math.nan
+    residual = (y - y.mean()) - fit.amplitude * np.sin(omega * t + fit.phase)
+    if truth_fit.amplitude > 0:
+        out["res_rms_norm"] = math.sqrt(float(np.mean(residual**2))) / truth_fit.amplitude
+    out["res_acf1"] = lag1_autocorrelation(residual)
+    return out

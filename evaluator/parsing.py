@@ -1,0 +1,85 @@
+"""Strict answer parsing (paper, appendix C), decided case by case; see the README's table.
+
+From a raw response: take the last complete `[answer_start] ... [answer_end]` pair, find the
+plain decimal literals inside it, take the last one, and truncate it toward zero to six
+decimals. Anything else is non-compliant and parses to NaN.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import ROUND_DOWN, Context, Decimal
+from fractions import Fraction
+
+START, END = "[answer_start]", "[answer_end]"
+DECIMALS = 6
+_QUANTUM = Decimal(1).scaleb(-DECIMALS)
+
+# A plain decimal literal: optional ASCII sign, ASCII digits, optional point: `5`, `-5.25`, `.5`,
+# `5.`, `+5`. It must stand alone, so pieces of other notations are not mistaken for answers:
+# - not glued to letters, digits, `_` or `.` on either side (`1e-3`, `12cm`, `1.2.3`, `x5`);
+# - not a sign glued to such a character (`1e-3` would otherwise yield `3`);
+# - not preceded by a non-ASCII minus or dash (`−5` must not read as +5);
+# - not part of a thousands-separated number (`1,234.5`).
+_DASHES = "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d"
+LITERAL = re.compile(
+    rf"(?<![0-9A-Za-z_.{_DASHES}])"
+    r"(?<![0-9A-Za-z_.][+-])"
+    r"(?<![0-9],)"
+    r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?![0-9A-Za-z_])(?!\.[0-9])(?!,[0-9])",
+    re.ASCII,
+)
+
+
+def payload(response: str) -> str | None:
+    """The text inside the last complete tag pair, or None."""
+    end = response.rfind(END)
+    if end < 0:
+        return None
+    start = response.rfind(START, 0, end)
+    if start < 0:
+        return None
+    return response[start + len(START) : end]
+
+
+def truncate(value: Decimal | float) -> float:
+    """Toward zero, to exactly six decimals; NaN for non-finite input."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return math.nan
+        value = Decimal(repr(value))
+    # Enough precision for every digit of the literal, so quantize never fails on long input.
+    context = Context(prec=max(28, len(value.as_tuple().digits) + DECIMALS + 2))
+    out = float(value.quantize(_QUANTUM, rounding=ROUND_DOWN, context=context))
+    return out if math.isfinite(out) else math.nan
+
+
+def parse_response(response: str | None) -> float:
+    """The compliant answer in `response`, or NaN when it is non-compliant."""
+    if not response:
+        return math.nan
+    inside = payload(response)
+    if inside is None:
+        return math.nan
+    literals = LITERAL.findall(inside)
+    if not literals:
+        return math.nan
+    return truncate_literal(literals[-1])
+
+
+def truncate_literal(literal: str) -> float:
+    """Truncate a decimal literal toward zero to six decimals by cutting its digits (exact)."""
+    point = literal.find(".")
+    if point >= 0:
+        literal = literal[: point + 1 + DECIMALS]
+    value = float(literal)
+    return value if math.isfinite(value) else math.nan
+
+
+def truncate_fraction(value: Fraction) -> str:
+    """An exact value as the answer format's payload: truncated toward zero to six decimals."""
+    scaled = abs(value.numerator) * 10**DECIMALS // value.denominator
+    sign = "-" if value < 0 else ""
+    return f"{sign}{scaled // 10**DECIMALS}.{scaled % 10**DECIMALS:0{DECIMALS}d}"

@@ -1,0 +1,62 @@
+"""Bode plots: mean gain and mean phase error against frequency, one panel per family, one curve per submission."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never needs a display
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator  # noqa: E402
+
+from .scoring import Scored  # noqa: E402
+
+# (metric, axis label, ideal value, least half-span shown around the ideal so that numerical
+# noise on a near-perfect curve is not magnified into a dramatic-looking line)
+_ROWS = (
+    ("gain", "gain (model / truth amplitude)", 1.0, 0.1),
+    ("phase_err_deg", "phase error (deg; < 0 = lag)", 0.0, 10.0),
+)
+FILENAME = "bode.png"
+
+
+def bode_plot(results: list[Scored], out: Path) -> Path:
+    """Write `bode.png` into `out`: gain (top row) and phase error (bottom row) per family, a curve per submission."""
+    families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
+    frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
+    cols = max(1, len(families))
+    fig, axes = plt.subplots(2, cols, figsize=(3.2 * cols, 5.6), squeeze=False, sharex=True)
+    for col, family in enumerate(families):
+        for row, (metric, ylabel, ideal, half_span) in enumerate(_ROWS):
+            ax = axes[row][col]
+            for r in results:
+                data = r.summary[r.summary["family"] == family]
+                ax.plot(data["frequency_cycles"], data[metric], marker="o", markersize=3, label=r.label)
+            ax.axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
+            lo, hi = ax.get_ylim()
+            ax.set_ylim(min(lo, ideal - half_span), max(hi, ideal + half_span))
+            ax.ticklabel_format(axis="y", useOffset=False)
+            ax.set_xscale("log", base=2)
+            # Ticks only at the grid's frequencies: log-axis minor ticks are most of the drawing time.
+            ax.xaxis.set_major_locator(FixedLocator(frequencies))
+            ax.xaxis.set_major_formatter(FixedFormatter([f"{f:g}" for f in frequencies]))
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.grid(True, alpha=0.3)
+            if row == 0:
+                ax.set_title(family, fontsize=9)
+            else:
+                ax.set_xlabel("cycles per 64 steps", fontsize=8)
+            if col == 0:
+                ax.set_ylabel(ylabel, fontsize=8)
+            ax.tick_params(labelsize=7)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False, fontsize=8)
+    fig.suptitle("MathBode: Bode plot of reasoning", fontsize=10)
+    # Fixed margins: tight_layout costs about half a second per figure.
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.16, wspace=0.35, hspace=0.12)
+    path = out / FILENAME
+    fig.savefig(path, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return path

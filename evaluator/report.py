@@ -1,0 +1,101 @@
+"""The report folder: scores.json, sweeps.csv, frequency_summary.csv, report.md and Bode plots."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mathbode.schema.atomic import atomic_folder, check_replaceable
+
+from .aggregate import FAMILY_SCORE_FIELDS
+from .plots import FILENAME as PLOT_FILE, bode_plot
+from .scoring import Scored
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def _clean(obj: Any) -> Any:
+    """JSON has no NaN: write null for a score that could not be computed."""
+    if isinstance(obj, float):
+        return None if math.isnan(obj) else obj
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def leaderboard(results: list[Scored]) -> pd.DataFrame:
+    """One row per submission, best MB-Core first (MB-Plus breaks ties)."""
+    rows = []
+    for r in results:
+        row = {"label": r.label, "model": r.model, "preset": r.preset, "mb_core": r.overall["mb_core"],
+               "mb_plus": r.overall["mb_plus"], "num_families": r.overall["num_families"]}
+        for fam, s in r.families.items():
+            row[f"{fam}.mb_core"] = s["mb_core"]
+        rows.append(row)
+    return pd.DataFrame(rows).sort_values(["mb_core", "mb_plus"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _markdown(results: list[Scored]) -> str:
+    lines = ["# MathBode report", ""]
+    if len(results) > 1:
+        board = leaderboard(results)
+        lines += ["## Leaderboard", ""]
+        lines += _table(["rank", "submission", "preset", "MB-Core", "MB-Plus", "families"],
+                        [[str(i + 1), r["label"], r["preset"], _num(r["mb_core"]), _num(r["mb_plus"]), str(r["num_families"])]
+                         for i, r in board.iterrows()])
+        lines.append("")
+    for r in results:
+        lines += [f"## {r.label}", "",
+                  f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
+                  f"Compliant answers: {r.extra.get('num_answers'):,}.", "",
+                  f"**MB-Core {_num(r.overall['mb_core'])}**, **MB-Plus {_num(r.overall['mb_plus'])}** "
+                  f"(mean over {r.overall['num_families']} families).", ""]
+        lines += _table(["family", *FAMILY_SCORE_FIELDS],
+                        [[fam, *(_num(s[k]) for k in FAMILY_SCORE_FIELDS)] for fam, s in r.families.items()])
+        lines += ["", "Per frequency (mean over sweeps):", ""]
+        lines += _table(["family", "frequency", "gain", "phase error (deg)", "R2", "res ACF1", "H2/H1", "compliance", "sweeps"],
+                        [[row["family"], f"{row['frequency_cycles']:g}", _num(row["gain"]), _num(row["phase_err_deg"], 2),
+                          _num(row["r2"]), _num(row["res_acf1"]), _num(row["h2_over_h1"]), _num(row["compliance"], 3),
+                          str(int(row["num_sweeps"]))] for _, row in r.summary.iterrows()])
+        lines.append("")
+    lines += [f"![Bode plot]({PLOT_FILE})", "",
+              "Gain 1 and phase error 0 are ideal; a negative phase error is a lag.", ""]
+    return "\n".join(lines)
+
+
+def _write_one(r: Scored, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scores.json").write_text(json.dumps(_clean(r.scores_json()), indent=2) + "\n")
+    r.sweeps.to_csv(folder / "sweeps.csv", index=False)
+    r.summary.to_csv(folder / "frequency_summary.csv", index=False)
+
+
+def write_report(results: list[Scored], out: str | Path, plots: bool = True) -> Path:
+    """Write the report folder atomically; an existing report there is replaced."""
+    out = Path(out)
+    check_replaceable(out, "report.md", "a MathBode report")
+    with atomic_folder(out) as tmp:
+        if len(results) == 1:
+            _write_one(results[0], tmp)
+        else:
+            for r in results:
+                _write_one(r, tmp / r.label)
+            leaderboard(results).to_csv(tmp / "leaderboard.csv", index=False)
+        (tmp / "report.md").write_text(_markdown(results))
+        if plots:
+            bode_plot(results, tmp)
+    return out
