@@ -14,6 +14,10 @@ import numpy as np
 #: A sweep needs this many compliant answers for its fit to mean anything.
 MIN_POINTS = 16
 
+#: A truth amplitude at or below this (relative to the series' level) is zero: least squares
+#: on a constant series returns rounding noise of about 1e-16, not exactly 0.
+ZERO_AMPLITUDE = 1e-12
+
 #: Per-sweep metric names, in report column order.
 SWEEP_METRICS = (
     "gain", "phase_err_deg", "r2", "h1", "h2", "h3", "h2_over_h1", "res_rms_norm", "res_acf1",
@@ -95,14 +99,15 @@ def sweep_metrics(truth: np.ndarray, model: np.ndarray, frequency_cycles: float,
     out["amp_model"] = fit.amplitude
     out["phase_model_deg"] = math.degrees(fit.phase)
     out["r2"] = fit.r2
-    if truth_fit.amplitude > 0:
+    flat_truth = truth_fit.amplitude <= ZERO_AMPLITUDE * max(1.0, abs(truth_fit.c))
+    if not flat_truth:
         out["gain"] = fit.amplitude / truth_fit.amplitude
         out["phase_err_deg"] = math.degrees(wrap_pi(fit.phase - truth_fit.phase))
     h = [harmonic_amplitude(t, y, k * omega) for k in (1, 2, 3)]
     out["h1"], out["h2"], out["h3"] = h
     out["h2_over_h1"] = h[1] / h[0] if h[0] > 0 else math.nan
     residual = (y - y.mean()) - fit.amplitude * np.sin(omega * t + fit.phase)
-    if truth_fit.amplitude > 0:
+    if not flat_truth:
         out["res_rms_norm"] = math.sqrt(float(np.mean(residual**2))) / truth_fit.amplitude
     out["res_acf1"] = lag1_autocorrelation(residual)
     return out

@@ -18,18 +18,18 @@ _QUANTUM = Decimal(1).scaleb(-DECIMALS)
 
 # A plain decimal literal: optional ASCII sign, ASCII digits, optional point: `5`, `-5.25`, `.5`,
 # `5.`, `+5`. It must stand alone, so pieces of other notations are not mistaken for answers:
-# - not glued to letters, digits, `_` or `.` on either side (`1e-3`, `12cm`, `1.2.3`, `x5`);
+# - not glued to a letter, a digit of any script, `_` or `.` on either side (`1e-3`, `12cm`,
+#   `1.2.3`, `x5`, an Arabic-Indic digit before `.5`);
 # - not a sign glued to such a character (`1e-3` would otherwise yield `3`);
 # - not preceded by a non-ASCII minus or dash (`−5` must not read as +5);
 # - not part of a thousands-separated number (`1,234.5`).
 _DASHES = "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d"
 LITERAL = re.compile(
-    rf"(?<![0-9A-Za-z_.{_DASHES}])"
-    r"(?<![0-9A-Za-z_.][+-])"
-    r"(?<![0-9],)"
+    rf"(?<![\w.{_DASHES}])"
+    r"(?<![\w.][+-])"
+    r"(?<!\d,)"
     r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
-    r"(?![0-9A-Za-z_])(?!\.[0-9])(?!,[0-9])",
-    re.ASCII,
+    r"(?!\w)(?!\.\d)(?!,\d)"
 )
 
 

@@ -1,0 +1,220 @@
+"""End to end: the baseline calibrates the instrument; synthetic models show the expected gain and phase."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from mathbode.evaluator.baseline import baseline_lines
+from mathbode.evaluator.cli_baseline import main as baseline_cli
+from mathbode.evaluator.cli_prompts import main as prompts_cli
+from mathbode.evaluator.cli_score import main as score_cli
+from mathbode.evaluator.jsonl import write_jsonl
+from mathbode.evaluator.reference import ReferenceError, canonical_rows
+from mathbode.evaluator.report import write_report
+from mathbode.evaluator.scoring import score
+from mathbode.evaluator.selection import key_fields, select_rows
+from mathbode.schema import layout, read_submission, validate_submission
+
+from .conftest import COMMITTED_DIST
+
+LAY = layout()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return canonical_rows(list(LAY.families))
+
+
+@pytest.fixture(scope="module")
+def all_rows(reference):
+    return select_rows(reference, "ALL")
+
+
+def _score_lines(lines, reference, tmp_path, name="sub", **kw):
+    path = tmp_path / f"{name}.jsonl"
+    write_jsonl(path, lines)
+    sub = read_submission(path)
+    assert sub.report.valid, sub.report.format_text()
+    return score(sub.predictions, reference, name, sub.model, **kw)
+
+
+def _sinusoid_sweeps(rows):
+    sweeps: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if r["signal_type"] == "sinusoid":
+            sweeps.setdefault((r["family"], r["question_id"], r["amplitude_scale"], r["frequency_cycles"], r["phase_deg"]), []).append(r)
+    return sweeps
+
+
+@pytest.fixture(scope="module")
+def baseline_result(reference, all_rows, tmp_path_factory):
+    return _score_lines(baseline_lines(all_rows), reference, tmp_path_factory.mktemp("b"), "baseline")
+
+
+def test_baseline_calibrates_the_instrument(baseline_result):
+    r = baseline_result
+    assert r.preset == "ALL" and r.model == "symbolic-baseline"
+    assert r.overall["num_families"] == 5 and r.overall["mb_core"] >= 0.999
+    for fam, s in r.families.items():
+        assert s["mb_core"] >= 0.999, fam
+        assert s["compliance_mean"] == 1.0
+    assert (r.summary["gain"] - 1).abs().max() < 1e-3
+    assert r.summary["phase_err_deg"].abs().max() < 0.01
+    assert len(r.sweeps) == 5 * 3 * 45
+
+
+def test_one_step_delay_shows_the_phase_lag_of_one_step(reference, all_rows, tmp_path):
+    lines = []
+    for sweep in _sinusoid_sweeps(all_rows).values():
+        sweep.sort(key=lambda r: r["time_step"])
+        for prev, row in zip([None] + sweep[:-1], sweep):
+            lines.append({**key_fields(row), "prediction": None if prev is None else prev["ground_truth"]})
+    r = _score_lines(lines, reference, tmp_path, "delay")
+    expected = -360 * r.summary["frequency_cycles"] / 64
+    assert (r.summary["phase_err_deg"] - expected).abs().max() < 0.5
+    assert (r.summary["gain"] - 1).abs().max() < 0.02
+    assert r.summary["compliance"].eq(63 / 64).all()
+
+
+def test_shrinking_toward_the_mean_shows_gain_0_7(reference, all_rows, tmp_path):
+    lines = []
+    for sweep in _sinusoid_sweeps(all_rows).values():
+        mean = float(np.mean([r["ground_truth"] for r in sweep]))
+        lines += [{**key_fields(r), "prediction": mean + 0.7 * (r["ground_truth"] - mean)} for r in sweep]
+    r = _score_lines(lines, reference, tmp_path, "shrink")
+    assert (r.summary["gain"] - 0.7).abs().max() < 1e-3
+    assert r.summary["phase_err_deg"].abs().max() < 0.01
+    # |G-1| = 0.3 in the mid-band exceeds the 0.25 scale: the gain half of MB-Core is lost.
+    assert r.overall["mb_core"] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_a_smoke_submission_is_detected_and_scored_on_its_sweeps(reference, tmp_path):
+    r = _score_lines(baseline_lines(select_rows(reference, "SMOKE")), reference, tmp_path, "smoke")
+    assert r.preset == "SMOKE"
+    assert len(r.sweeps) == 5 * 4
+    assert sorted(r.summary["frequency_cycles"].unique()) == [4.0, 8.0]
+
+
+def test_missing_rows_in_a_preset_count_as_non_compliant(reference, tmp_path):
+    rows = select_rows(reference, "SMOKE")
+    r = _score_lines(baseline_lines(rows[: len(rows) // 2]), reference, tmp_path, "half", preset="SMOKE")
+    assert r.preset == "SMOKE"
+    assert r.overall["num_families"] < 5 or min(s["compliance_mean"] for s in r.families.values()) < 1
+
+
+def test_report_files_exist_and_agree(baseline_result, tmp_path):
+    out = write_report([baseline_result], tmp_path / "rep")
+    assert sorted(p.name for p in out.iterdir()) == ["bode.png", "frequency_summary.csv", "report.md", "scores.json", "sweeps.csv"]
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["method"] == "paper" and scores["preset"] == "ALL"
+    assert set(scores["overall"]) == {"mb_core", "mb_plus", "num_families"}
+    assert list(scores["families"]) == list(LAY.families)
+    for fam in scores["families"].values():
+        assert set(fam) == {"mb_core", "mb_plus", "gain_abs_err_mid", "phase_abs_deg_mid", "r2_mean",
+                            "acf1_abs_mean", "compliance_mean"}
+    sweeps = pd.read_csv(out / "sweeps.csv")
+    summary = pd.read_csv(out / "frequency_summary.csv")
+    assert len(sweeps) == 675 and len(summary) == 25
+    again = sweeps.groupby(["family", "frequency_cycles"])["gain"].mean()
+    for _, row in summary.iterrows():
+        assert row["gain"] == pytest.approx(again[(row["family"], row["frequency_cycles"])])
+    mid = summary[summary["frequency_cycles"].isin([4.0, 8.0])]
+    for fam, s in scores["families"].items():
+        m = mid[mid["family"] == fam]
+        assert s["gain_abs_err_mid"] == pytest.approx((m["gain"] - 1).abs().mean())
+    md = (out / "report.md").read_text()
+    assert f"**MB-Core {scores['overall']['mb_core']:.4f}**" in md
+    assert (out / "bode.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reference_folder_gives_the_same_scores(baseline_result, all_rows, tmp_path):
+    from mathbode.evaluator.reference import release_rows
+
+    ref = release_rows(COMMITTED_DIST, list(LAY.families))
+    r = _score_lines(baseline_lines(all_rows), ref, tmp_path, "baseline")
+    assert r.families == baseline_result.families
+
+
+def test_builder_rows_that_do_not_match_the_release_are_refused(monkeypatch):
+    from mathbode.builder import version
+
+    monkeypatch.setitem(version.RELEASE_CONTENT_HASHES, "linear_solve", "sha256:0")
+    with pytest.raises(ReferenceError, match="do not match the release's content hash"):
+        canonical_rows(["linear_solve"])
+
+
+# -- commands -----------------------------------------------------------------------------------
+def test_prompts_command_writes_the_preset_rows(tmp_path, reference):
+    out = tmp_path / "req.jsonl"
+    result = CliRunner().invoke(prompts_cli, ["--preset", "smoke", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(lines) == 1_280
+    assert list(lines[0]) == [*LAY.key, "prompt"]
+    prompts = {tuple(r[k] for k in LAY.key): r["prompt"] for r in reference.to_pylist()}
+    assert all(prompts[tuple(x[k] for k in LAY.key)] == x["prompt"] for x in lines)
+    result = CliRunner().invoke(prompts_cli, ["--preset", "ALL", "--families", "linear_system", "-o", str(out)])
+    assert result.exit_code == 0 and len(out.read_text().splitlines()) == 9_408
+
+
+def test_baseline_command_writes_a_valid_submission(tmp_path):
+    out = tmp_path / "base.jsonl"
+    result = CliRunner().invoke(baseline_cli, ["-o", str(out)])
+    assert result.exit_code == 0, result.output
+    report = validate_submission(out)
+    assert report.valid and report.summary["coverage"]["presets_complete"] == ["SMOKE", "MVP", "MVP_PLUS", "FULL"]
+    assert report.summary["predictions"] == 9_600
+    first = json.loads(out.read_text().splitlines()[0])
+    # linear_solve q0 at t=0: a = 3.000, x = 24/3 = 8 exactly.
+    assert first["response"] == "[answer_start] 8.000000 [answer_end]"
+
+
+def test_score_command_refuses_an_invalid_file(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"family": "linear_solve"}\n')
+    result = CliRunner().invoke(score_cli, [str(bad), "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 1
+    assert f"Error: {bad} cannot be scored: it fails validation." in result.output
+    assert "field 'question_id': expected the field to be present" in result.output
+    assert not (tmp_path / "rep").exists()
+
+
+def test_score_command_with_two_files_writes_a_leaderboard(tmp_path, reference):
+    rows = select_rows(reference, "SMOKE")
+    write_jsonl(tmp_path / "exact.jsonl", baseline_lines(rows))
+    write_jsonl(tmp_path / "zero.jsonl", ({**key_fields(r), "prediction": 0.0} for r in rows))
+    out = tmp_path / "rep"
+    result = CliRunner().invoke(score_cli, [str(tmp_path / "zero.jsonl"), str(tmp_path / "exact.jsonl"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    board = list(csv.DictReader((out / "leaderboard.csv").open()))
+    assert [b["label"] for b in board] == ["exact", "zero"]
+    # A constant answer has gain 0: the whole gain half of MB-Core is lost.
+    assert float(board[0]["mb_core"]) >= 0.999 and float(board[1]["mb_core"]) <= 0.5
+    assert (out / "exact" / "scores.json").is_file() and (out / "zero" / "scores.json").is_file()
+    assert (out / "bode.png").is_file() and "## Leaderboard" in (out / "report.md").read_text()
+    assert result.output.splitlines()[1].startswith("exact")
+
+
+def test_score_command_json_output(tmp_path, reference):
+    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference, "SMOKE")))
+    result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r"), "--json", "--no-plots"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc[0]["preset"] == "SMOKE" and doc[0]["overall"]["num_families"] == 5
+    assert not (tmp_path / "r" / "bode.png").exists()
+
+
+def test_score_refuses_to_overwrite_a_foreign_folder(tmp_path, reference):
+    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference, "SMOKE")))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "keep.txt").write_text("x")
+    result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "mine")])
+    assert result.exit_code == 2
+    assert "is not a MathBode report (no report.md)" in result.output
