@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -44,9 +45,28 @@ class HarmonicFit:
         return math.atan2(self.b, self.a)
 
 
+@lru_cache(maxsize=2048)
+def _least_squares(omega: float, t_bytes: bytes, intercept: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(design, pseudo-inverse) for [1,] sin(wt), cos(wt) at the time steps in `t_bytes`.
+
+    Sweeps share their time steps (all 64, or the same few gaps), so the pseudo-inverse is
+    computed once per (frequency, steps) and each fit is a matrix-vector product. The cutoff is
+    lstsq's (max(M, N) * eps), so rank-deficient designs get the same minimum-norm solution.
+    """
+    t = np.frombuffer(t_bytes, dtype=float)
+    columns = [np.sin(omega * t), np.cos(omega * t)]
+    design = np.column_stack(([np.ones_like(t)] if intercept else []) + columns)
+    pinv = np.linalg.pinv(design, rcond=max(design.shape) * np.finfo(float).eps)
+    return design, pinv
+
+
+def _solve(omega: float, t: np.ndarray, y: np.ndarray, intercept: bool) -> tuple[np.ndarray, np.ndarray]:
+    design, pinv = _least_squares(float(omega), np.ascontiguousarray(t, dtype=float).tobytes(), intercept)
+    return design, pinv @ y
+
+
 def fit_first_harmonic(t: np.ndarray, y: np.ndarray, omega: float) -> HarmonicFit:
-    design = np.column_stack([np.ones_like(t, dtype=float), np.sin(omega * t), np.cos(omega * t)])
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    design, coef = _solve(omega, t, y, intercept=True)
     residual = y - design @ coef
     ss_res = float(residual @ residual)
     centred = y - y.mean()
@@ -56,8 +76,7 @@ def fit_first_harmonic(t: np.ndarray, y: np.ndarray, omega: float) -> HarmonicFi
 
 def harmonic_amplitude(t: np.ndarray, y: np.ndarray, omega: float) -> float:
     """|H| from least squares on sin(wt), cos(wt) alone (no intercept)."""
-    design = np.column_stack([np.sin(omega * t), np.cos(omega * t)])
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    _, coef = _solve(omega, t, y, intercept=False)
     return float(math.hypot(coef[0], coef[1]))
 
 

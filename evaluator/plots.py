@@ -27,7 +27,7 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
     cols = max(1, len(families))
-    fig, axes = plt.subplots(2, cols, figsize=(3.2 * cols, 5.6), squeeze=False, sharex=True)
+    fig, axes = plt.subplots(2, cols, figsize=(3.2 * cols, 5.6), squeeze=False, sharex=True, sharey="row")
     for col, family in enumerate(families):
         for row, (metric, ylabel, ideal, half_span) in enumerate(_ROWS):
             ax = axes[row][col]

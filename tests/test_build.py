@@ -162,3 +162,11 @@ def test_installed_command_builds_and_reports(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Wrote 9,408 rows of 1 families to")
     assert "linear_system: 9,408 rows in" in proc.stderr
+
+
+def test_the_builder_knows_the_hashes_of_the_committed_release(built):
+    from mathbode.builder.version import RELEASE_CONTENT_HASHES
+
+    committed = {n: f["content_hash"] for n, f in _manifest(COMMITTED_DIST)["families"].items()}
+    assert committed == RELEASE_CONTENT_HASHES
+    assert {n: f["content_hash"] for n, f in _manifest(built)["families"].items()} == RELEASE_CONTENT_HASHES
