@@ -38,17 +38,23 @@ def _config_info(name: str, files: list[str], manifest: dict[str, Any]) -> dict[
     }
 
 
-def card_metadata(manifest: dict[str, Any]) -> dict[str, Any]:
-    """Hub metadata: one config per family plus a default `all` config over every file."""
+def card_metadata(manifest: dict[str, Any], all_config: bool = True) -> dict[str, Any]:
+    """Hub metadata: one config per family plus a default `all` config over every file.
+
+    Without `all_config` (a per-family repository) the single family's config is the default.
+    """
     family_files = {name: fam["files"] for name, fam in manifest["families"].items()}
     every_file = [f for files in family_files.values() for f in files]
-    configs = [{"config_name": ALL_CONFIG, "data_files": [{"split": "train", "path": every_file}], "default": True}]
-    configs += [
+    configs = [
         {"config_name": name, "data_files": [{"split": "train", "path": files}]}
         for name, files in family_files.items()
     ]
-    infos = [_config_info(ALL_CONFIG, every_file, manifest)]
-    infos += [_config_info(name, files, manifest) for name, files in family_files.items()]
+    infos = [_config_info(name, files, manifest) for name, files in family_files.items()]
+    if all_config:
+        configs.insert(0, {"config_name": ALL_CONFIG, "data_files": [{"split": "train", "path": every_file}], "default": True})
+        infos.insert(0, _config_info(ALL_CONFIG, every_file, manifest))
+    elif len(configs) == 1:
+        configs[0]["default"] = True
     return {
         "license": "apache-2.0",
         "pretty_name": "MathBode",

@@ -9,8 +9,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-import jinja2
-import yaml
+from huggingface_hub import DatasetCard, DatasetCardData
 
 from mathbode.builder.families import get_family
 from mathbode.schema.layout import layout
@@ -40,22 +39,36 @@ def _family_view(name: str, lay) -> dict[str, Any]:
     }
 
 
+def _template(name: str) -> str:
+    return resources.files(__package__).joinpath(f"templates/{name}").read_text("utf-8")
+
+
+def _columns(lay) -> list[dict[str, Any]]:
+    return [
+        {"name": fld.name, "type": str(fld.type), "nullable": fld.nullable, "meaning": lay.column_descriptions[fld.name]}
+        for fld in lay.arrow_schema
+    ]
+
+
+def _render(template: str, metadata: dict[str, Any], **context: Any) -> str:
+    # huggingface_hub renders the YAML block (`card_data`) and the Jinja2 body; the trailing
+    # newline Jinja2 strips is put back so the file ends like any text file.
+    card = DatasetCard.from_template(DatasetCardData(**metadata), template_str=_template(template), **context)
+    return card.content.rstrip("\n") + "\n"
+
+
 def render_card(manifest: dict[str, Any], repo_id: str = DEFAULT_REPO_ID) -> str:
     """The README.md text for the release described by `manifest`."""
     lay = layout()
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-    template = env.from_string(
-        resources.files(__package__).joinpath("templates/dataset_card.md").read_text("utf-8")
-    )
-    metadata = yaml.safe_dump(card_metadata(manifest), sort_keys=False, allow_unicode=True).rstrip()
     sweeps = {}
     for sweep in lay.sweeps():
         sweeps[sweep.signal_type] = sweeps.get(sweep.signal_type, 0) + 1
     sweeps["total"] = len(lay.sweeps())
     fmt = lambda xs: ", ".join(f"{x:g}" for x in xs)  # noqa: E731
     families = list(manifest["families"])
-    return template.render(
-        metadata=metadata,
+    return _render(
+        "dataset_card.md",
+        card_metadata(manifest),
         T=lay.time_steps,
         builder_version=manifest["builder_version"],
         num_rows=manifest["num_rows"],
@@ -75,14 +88,28 @@ def render_card(manifest: dict[str, Any], repo_id: str = DEFAULT_REPO_ID) -> str
         step_amplitudes=fmt(lay.step_amplitudes),
         sweeps=sweeps,
         question_ids=lay.question_ids,
-        columns=[
-            {"name": fld.name, "type": str(fld.type), "nullable": fld.nullable, "meaning": lay.column_descriptions[fld.name]}
-            for fld in lay.arrow_schema
-        ],
+        columns=_columns(lay),
         answer_start=lay.answer_start,
         answer_end=lay.answer_end,
         answer_decimals=lay.answer_decimals,
         preset_k=lay.preset_base_keys_per_family,
-        presets={name: p for name, p in lay.presets.items()},
+        presets=dict(lay.presets),
         files={path: info for path, info in manifest["files"].items() if "num_rows" in info},
+    )
+
+
+def render_family_card(manifest: dict[str, Any], family: str, repo_id: str, main_repo_id: str) -> str:
+    """The README.md of a per-family repository (`manifest` restricted to that family)."""
+    lay = layout()
+    return _render(
+        "family_card.md",
+        card_metadata(manifest, all_config=False),
+        T=lay.time_steps,
+        f=_family_view(family, lay),
+        builder_version=manifest["builder_version"],
+        num_rows=manifest["num_rows"],
+        content_hash=manifest["content_hash"],
+        repo_id=repo_id,
+        main_repo_id=main_repo_id,
+        columns=_columns(lay),
     )
