@@ -17,8 +17,8 @@ def preset_option(default: str | None = "SMOKE", help_text: str = "Rows to selec
 
 def reference_option():
     return click.option("--reference", type=click.Path(), default=None,
-                        help="Release folder to take the canonical rows from (default: this builder's own rows, "
-                             "checked against the release's content hash).")
+                        help="Release folder, or hub:ORG/NAME[@REV], to take the canonical rows from (default: "
+                             "this builder's own rows, checked against the release's content hash).")
 
 
 def families_option():

@@ -6,6 +6,7 @@ from typing import Iterator
 
 import pyarrow as pa
 
+from mathbode.schema.hub import fetch_release, is_hub_spec
 from mathbode.schema.keys import preset_keys, row_key
 from mathbode.schema.layout import layout
 
@@ -16,8 +17,11 @@ KEY_FIELDS = list(layout().key)
 
 
 def reference_table(families: list[str], reference: str | None = None) -> pa.Table:
-    """Canonical rows of `families`: the builder's own, or those of the release folder `reference`."""
-    return release_rows(reference, families) if reference else canonical_rows(families)
+    """Canonical rows of `families`: the builder's own, a release folder, or `hub:ORG/NAME[@REV]`."""
+    if not reference:
+        return canonical_rows(families)
+    folder = fetch_release(reference) if is_hub_spec(reference) else reference
+    return release_rows(folder, families)
 
 
 def select_rows(table: pa.Table, preset: str) -> list[dict]:

@@ -18,7 +18,8 @@ from .validate import validate_path
               help="Instances shown for each kind of problem.")
 @exit_on_error
 def main(paths: tuple[str, ...], as_json: bool, max_examples: int) -> None:
-    """Validate MathBode release folders (like dist/), family data files, or predictions .jsonl files.
+    """Validate MathBode release folders (like dist/), family data files, predictions .jsonl files,
+    or releases published on the Hub (hub:ORG/NAME[@REVISION]).
 
     Exit status: 0 when every path is valid, 1 when any is invalid, 2 on a usage error.
     """

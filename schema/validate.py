@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .dataset import DATA_SUFFIXES, validate_dataset
 from .errors import UsageError
+from .hub import fetch_release, is_hub_spec
 from .report import Report
 from .submission import validate_submission
 
@@ -28,6 +29,10 @@ def detect_kind(path: Path) -> str:
 
 
 def validate_path(path: str | Path) -> Report:
-    """Validate whatever `path` is."""
+    """Validate whatever `path` is; `hub:ORG/NAME[@REV]` is a release published on the Hub."""
+    if is_hub_spec(path):
+        report = validate_dataset(fetch_release(str(path)))
+        report.path = str(path)
+        return report
     path = Path(path)
     return validate_dataset(path) if detect_kind(path) == "dataset" else validate_submission(path)

@@ -1,0 +1,55 @@
+"""`mathbode-push`: publish a release folder to the Hugging Face Hub."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from mathbode.schema.errors import exit_on_error
+
+from . import publish
+
+
+def _endpoint() -> str:
+    from huggingface_hub import constants
+
+    return constants.ENDPOINT.rstrip("/")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("dist", type=click.Path(path_type=Path))
+@click.option("--repo-id", required=True, help="Dataset repository ORG/NAME (created if missing).")
+@click.option("--private", is_flag=True, help="Create the repository as private.")
+@click.option("--revision", default=None, help="Branch to commit to (default: main).")
+@click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to the branch.")
+@click.option("--token", default=None, help="Hub token with write access (default: HF_TOKEN, then the saved login).")
+@click.option("--per-family-repos", "family_prefix", default=None, metavar="PREFIX",
+              help="Also publish one repository per family, named PREFIX-<family>, each with its own card.")
+@click.option("--dry-run", is_flag=True, help="Print what would be published; make no network connection.")
+@exit_on_error
+def main(dist: Path, repo_id: str, private: bool, revision: str | None, create_pr: bool, token: str | None,
+         family_prefix: str | None, dry_run: bool) -> None:
+    """Validate the release in DIST and publish it to the Hub as one commit.
+
+    Afterwards `datasets.load_dataset(REPO_ID, "<family>")["train"]` loads a family and
+    `load_dataset(REPO_ID, "all")` everything.
+    """
+    endpoint = _endpoint()
+    plans = [publish.plan_release(dist, repo_id)]
+    with tempfile.TemporaryDirectory(prefix="mathbode-push-") as tmp:
+        if family_prefix:
+            publish.check_repo_id(f"{family_prefix}-x")
+            for family in publish._manifest(dist)["families"]:
+                family_repo = f"{family_prefix}-{family}"
+                folder = publish.family_release(dist, family, family_repo, plans[0].repo_id, Path(tmp) / family)
+                plans.append(publish.plan_release(folder, family_repo))
+        if dry_run:
+            click.echo("\n\n".join(publish.describe(p, endpoint, revision, create_pr, private) for p in plans))
+            click.echo("\nDry run: nothing was sent.")
+            return
+        secret = publish.resolve_token(token)
+        for plan in plans:
+            url = publish.push(plan, secret, revision, private, create_pr, say=lambda m: click.echo(m, err=True))
+            click.echo(f"Published {plan.repo_id}: {url}")

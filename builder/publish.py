@@ -1,0 +1,203 @@
+"""Publish a release folder to the Hugging Face Hub: plan, check, then one commit.
+
+The plan (target, files, sizes, commit message) is made offline, so `--dry-run` can print it
+without a single network connection. Pushing goes through `huggingface_hub.HfApi`: create the
+dataset repository if it is missing, then commit every file at once. Hub and network failures
+become `PublishError`s with a message that says what to do; the token never appears in one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from mathbode.schema.dataset import validate_dataset
+from mathbode.schema.errors import MathBodeError, UsageError
+from mathbode.schema.hashing import combined_hash, file_sha256
+from mathbode.schema.hub import transport_errors
+
+from .release import CARD, MANIFEST
+
+REPO_TYPE = "dataset"
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class PublishError(MathBodeError):
+    """The push could not be done; nothing was half-published (a commit is all or nothing)."""
+
+
+@dataclass(frozen=True)
+class UploadFile:
+    path_in_repo: str
+    local: Path
+    size: int
+    sha256: str
+
+    @property
+    def large(self) -> bool:
+        """Data files go through the Hub's large-file storage."""
+        return self.path_in_repo.endswith(".parquet") or self.size > 10_000_000
+
+
+@dataclass(frozen=True)
+class PushPlan:
+    repo_id: str
+    folder: Path
+    files: tuple[UploadFile, ...]
+    commit_message: str
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+
+def check_repo_id(repo_id: str) -> str:
+    """`ORG/NAME` of a dataset repository; other repository kinds and malformed ids are refused."""
+    rid = repo_id.strip()
+    for prefix in ("https://huggingface.co/", "hf://"):
+        if rid.startswith(prefix):
+            rid = rid[len(prefix):]
+    kind = rid.split("/", 1)[0]
+    if kind in ("spaces", "models") and rid.count("/") == 2:
+        raise PublishError(
+            f"--repo-id {repo_id}: that is a {kind[:-1]} repository; mathbode-push publishes dataset "
+            "repositories. Give ORG/NAME of a dataset."
+        )
+    if kind == "datasets" and rid.count("/") == 2:
+        rid = rid.split("/", 1)[1]
+    if not _REPO_ID.match(rid):
+        raise UsageError(f"--repo-id {repo_id}: expected ORG/NAME (letters, digits, '-', '_', '.').")
+    return rid
+
+
+def _manifest(folder: Path) -> dict:
+    return json.loads((folder / MANIFEST).read_text("utf-8"))
+
+
+def plan_release(folder: str | Path, repo_id: str) -> PushPlan:
+    """What pushing `folder` would do; refuses a folder that fails validation."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: no such folder. Give a release folder built by mathbode-build (like dist/).")
+    repo_id = check_repo_id(repo_id)
+    report = validate_dataset(folder)
+    if not report.valid:
+        raise PublishError(f"{folder} is not a valid MathBode release; nothing was pushed.\n{report.format_text()}")
+    manifest = _manifest(folder)
+    paths = [*manifest["files"], MANIFEST]
+    files = tuple(
+        UploadFile(rel, folder / rel, (folder / rel).stat().st_size, file_sha256(folder / rel)) for rel in paths
+    )
+    message = (f"MathBode builder {manifest['builder_version']}: {manifest['num_rows']:,} rows, "
+               f"content {manifest['content_hash']}")
+    return PushPlan(repo_id, folder, files, message)
+
+
+def family_release(dist: Path, family: str, repo_id: str, main_repo_id: str, out: Path) -> Path:
+    """A one-family release folder (data file, its own card, its own manifest) for a per-family repo."""
+    from mathbode.cards import render_family_card
+
+    manifest = _manifest(dist)
+    entry = manifest["families"][family]
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "data").mkdir(parents=True)
+    files = {}
+    for rel in entry["files"]:
+        shutil.copyfile(dist / rel, out / rel)
+        files[rel] = manifest["files"][rel]
+    sub = {**manifest, "num_rows": entry["num_rows"], "content_hash": combined_hash([entry["content_hash"]]),
+           "families": {family: entry}, "files": files}
+    card = render_family_card(sub, family, repo_id, main_repo_id)
+    (out / CARD).write_text(card, encoding="utf-8", newline="\n")
+    sub["files"][CARD] = {"num_bytes": (out / CARD).stat().st_size, "sha256": file_sha256(out / CARD)}
+    (out / MANIFEST).write_text(json.dumps(sub, indent=2) + "\n", encoding="utf-8", newline="\n")
+    return out
+
+
+def describe(plan: PushPlan, endpoint: str, revision: str | None, create_pr: bool, private: bool) -> str:
+    """The dry-run text: target, every file with its size, and what the commit would do."""
+    branch = revision or "main"
+    where = f"a pull request against {branch}" if create_pr else f"branch {branch}"
+    lines = [
+        f"Would publish {plan.folder} to {endpoint}/datasets/{plan.repo_id} ({'private' if private else 'public'} "
+        "dataset repository, created if missing)",
+        f"as one commit on {where}: {plan.commit_message}",
+        f"{len(plan.files)} files, {plan.total_bytes:,} bytes (each replaces the file of the same path on the Hub; "
+        "files already identical there are skipped by the Hub client):",
+    ]
+    for f in plan.files:
+        lines.append(f"  {f.path_in_repo:<40} {f.size:>12,} bytes  {'LFS' if f.large else 'git'}  sha256 {f.sha256[:12]}")
+    return "\n".join(lines)
+
+
+@contextmanager
+def hub_errors(endpoint: str, repo_id: str) -> Iterator[None]:
+    """Translate Hub and network failures into messages a maintainer can act on."""
+    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+
+    try:
+        yield
+    except RevisionNotFoundError:
+        raise PublishError(f"{repo_id}: the branch does not exist on the Hub. Create it first or omit --revision.") from None
+    except RepositoryNotFoundError:
+        raise PublishError(
+            f"{repo_id}: no such dataset repository, or the token may not see it. "
+            "Check --repo-id and that the token belongs to a member of the organization."
+        ) from None
+    except HfHubHTTPError as err:
+        status = err.response.status_code if err.response is not None else None
+        if status == 401:
+            raise PublishError(
+                "The Hub rejected the token (401 Unauthorized). Pass a valid write token with --token or HF_TOKEN, "
+                "or log in with `hf auth login`."
+            ) from None
+        if status == 403:
+            raise PublishError(
+                f"The token may not write to {repo_id} (403 Forbidden). Use a token with write access to its "
+                "organization, or --create-pr to propose the change."
+            ) from None
+        server = err.server_message or str(err).splitlines()[0]
+        raise PublishError(f"The Hub refused the request ({status}): {server}") from None
+    except transport_errors() as err:
+        raise PublishError(
+            f"Cannot reach the Hub at {endpoint} ({type(err).__name__}). Check the network connection "
+            "and HF_ENDPOINT."
+        ) from None
+
+
+def resolve_token(token: str | None) -> str:
+    """--token, else HF_TOKEN, else the saved login; refuses to go on without one."""
+    from huggingface_hub import get_token
+
+    found = token or os.environ.get("HF_TOKEN") or get_token()
+    if not found:
+        raise PublishError(
+            "No Hugging Face token. Pass --token, set HF_TOKEN, or log in with `hf auth login` "
+            "(a token with write access is needed to publish)."
+        )
+    return found
+
+
+def push(plan: PushPlan, token: str, revision: str | None = None, private: bool = False,
+         create_pr: bool = False, say: Callable[[str], None] = print) -> str:
+    """Create the repository if missing and commit every file of the plan; returns the commit URL."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    api = HfApi(token=token)
+    with hub_errors(api.endpoint, plan.repo_id):
+        url = api.create_repo(plan.repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+        say(f"Repository: {url}")
+        say(f"Uploading {len(plan.files)} files ({plan.total_bytes:,} bytes) in one commit...")
+        operations = [CommitOperationAdd(f.path_in_repo, str(f.local)) for f in plan.files]
+        info = api.create_commit(
+            plan.repo_id, operations, commit_message=plan.commit_message, repo_type=REPO_TYPE,
+            revision=revision, create_pr=create_pr,
+        )
+    return info.pr_url or info.commit_url
