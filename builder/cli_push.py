@@ -41,10 +41,10 @@ def main(dist: Path, repo_id: str, private: bool, revision: str | None, create_p
     with tempfile.TemporaryDirectory(prefix="mathbode-push-") as tmp:
         if family_prefix:
             publish.check_repo_id(f"{family_prefix}-x")
-            for family in publish._manifest(dist)["families"]:
+            for family in plans[0].families:
                 family_repo = f"{family_prefix}-{family}"
                 folder = publish.family_release(dist, family, family_repo, plans[0].repo_id, Path(tmp) / family)
-                plans.append(publish.plan_release(folder, family_repo))
+                plans.append(publish.plan_release(folder, family_repo, label=f"{dist} ({family} only)"))
         if dry_run:
             click.echo("\n\n".join(publish.describe(p, endpoint, revision, create_pr, private) for p in plans))
             click.echo("\nDry run: nothing was sent.")

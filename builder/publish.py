@@ -51,6 +51,12 @@ class PushPlan:
     folder: Path
     files: tuple[UploadFile, ...]
     commit_message: str
+    #: What to call the source in messages (a per-family plan is staged in a temporary folder).
+    label: str = ""
+
+    @property
+    def families(self) -> list[str]:
+        return list(_manifest(self.folder)["families"])
 
     @property
     def total_bytes(self) -> int:
@@ -80,7 +86,7 @@ def _manifest(folder: Path) -> dict:
     return json.loads((folder / MANIFEST).read_text("utf-8"))
 
 
-def plan_release(folder: str | Path, repo_id: str) -> PushPlan:
+def plan_release(folder: str | Path, repo_id: str, label: str | None = None) -> PushPlan:
     """What pushing `folder` would do; refuses a folder that fails validation."""
     folder = Path(folder)
     if not folder.is_dir():
@@ -96,7 +102,7 @@ def plan_release(folder: str | Path, repo_id: str) -> PushPlan:
     )
     message = (f"MathBode builder {manifest['builder_version']}: {manifest['num_rows']:,} rows, "
                f"content {manifest['content_hash']}")
-    return PushPlan(repo_id, folder, files, message)
+    return PushPlan(repo_id, folder, files, message, label or str(folder))
 
 
 def family_release(dist: Path, family: str, repo_id: str, main_repo_id: str, out: Path) -> Path:
@@ -126,7 +132,7 @@ def describe(plan: PushPlan, endpoint: str, revision: str | None, create_pr: boo
     branch = revision or "main"
     where = f"a pull request against {branch}" if create_pr else f"branch {branch}"
     lines = [
-        f"Would publish {plan.folder} to {endpoint}/datasets/{plan.repo_id} ({'private' if private else 'public'} "
+        f"Would publish {plan.label} to {endpoint}/datasets/{plan.repo_id} ({'private' if private else 'public'} "
         "dataset repository, created if missing)",
         f"as one commit on {where}: {plan.commit_message}",
         f"{len(plan.files)} files, {plan.total_bytes:,} bytes (each replaces the file of the same path on the Hub; "
