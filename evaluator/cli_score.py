@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
-import sys
+import math
 from pathlib import Path
 
 import click
 
+from mathbode.schema.atomic import check_replaceable
 from mathbode.schema.errors import MathBodeError, exit_on_error
+from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.submission import read_submission
 
 from .aggregate import ScoreConfig
 from .options import preset_option, reference_option
+from .report import REPORT_MARKER, json_safe, leaderboard, write_report
 from .scoring import Scored, score
 from .selection import reference_table
 
@@ -33,13 +36,15 @@ def _labels(paths: list[Path], models: list[str | None]) -> list[str]:
 
 
 def _fmt(x: float) -> str:
-    return "   n/a" if x != x else f"{x:.4f}"
+    return "   n/a" if math.isnan(x) else f"{x:.4f}"
 
 
 def _table(results: list[Scored]) -> str:
     width = max(10, *(len(r.label) for r in results))
     lines = [f"{'submission':<{width}}  {'preset':<8}  MB-Core  MB-Plus  families"]
-    for r in sorted(results, key=lambda r: (-(r.overall['mb_core'] if r.overall['mb_core'] == r.overall['mb_core'] else -1))):
+    by_label = {r.label: r for r in results}
+    for label in leaderboard(results)["label"]:
+        r = by_label[label]
         lines.append(f"{r.label:<{width}}  {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  {_fmt(r.overall['mb_plus']):>7}  "
                      f"{r.overall['num_families']:>8}")
     if len(results) == 1:
@@ -71,8 +76,7 @@ def main(predictions: tuple[Path, ...], reference: str | None, out: Path, preset
 
     Each file is validated first; an invalid file is refused with the validator's messages.
     """
-    from .report import _clean, write_report
-
+    check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
     config = ScoreConfig(gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight,
                          phase_weight=phase_weight)
     submissions = []
@@ -80,21 +84,17 @@ def main(predictions: tuple[Path, ...], reference: str | None, out: Path, preset
         sub = read_submission(path)
         if not sub.report.valid:
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
-        if not any(p.key[2] == "sinusoid" for p in sub.predictions):
+        if not any(p.key[2] == SINUSOID for p in sub.predictions):
             raise InvalidSubmission(f"{path} has no sinusoid rows: nothing to score (chirp and step rows are not scored).")
         submissions.append(sub)
-    families = sorted({p.key[0] for s in submissions for p in s.predictions if p.key[2] == "sinusoid"},
-                      key=lambda f: f)
-    from mathbode.schema.layout import layout
-
-    families = [f for f in layout().families if f in families]
+    answered = {p.key[0] for s in submissions for p in s.predictions if p.key[2] == SINUSOID}
+    families = [f for f in layout().families if f in answered]
     ref = reference_table(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
     results = [score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels)]
     write_report(results, out, plots=not no_plots)
     if as_json:
-        click.echo(json.dumps([_clean(r.scores_json()) for r in results], indent=2))
+        click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2))
     else:
         click.echo(_table(results))
         click.echo(f"\nReport: {out}/", err=True)
-    sys.exit(0)

@@ -11,6 +11,7 @@ matplotlib.use("Agg")  # files only; never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator  # noqa: E402
 
+from .report import PLOT_FILE  # noqa: E402
 from .scoring import Scored  # noqa: E402
 
 # (metric, axis label, ideal value, least half-span shown around the ideal so that numerical
@@ -19,7 +20,6 @@ _ROWS = (
     ("gain", "gain (model / truth amplitude)", 1.0, 0.1),
     ("phase_err_deg", "phase error (deg; < 0 = lag)", 0.0, 10.0),
 )
-FILENAME = "bode.png"
 
 
 def bode_plot(results: list[Scored], out: Path) -> Path:
@@ -56,7 +56,7 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
     fig.suptitle("MathBode: Bode plot of reasoning", fontsize=10)
     # Fixed margins: tight_layout costs about half a second per figure.
     fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.16, wspace=0.35, hspace=0.12)
-    path = out / FILENAME
+    path = out / PLOT_FILE
     fig.savefig(path, dpi=90, metadata={"Software": None})
     plt.close(fig)
     return path

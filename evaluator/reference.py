@@ -6,12 +6,10 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from mathbode.schema.dataset import read_table
+from mathbode.schema.dataset import open_table, validate_dataset
 from mathbode.schema.errors import MathBodeError, UsageError
 from mathbode.schema.hashing import content_hash
-from mathbode.schema.report import Report
 
 
 class ReferenceError(MathBodeError):
@@ -38,8 +36,6 @@ def canonical_rows(families: list[str]) -> pa.Table:
 
 def release_rows(folder: str | Path, families: list[str]) -> pa.Table:
     """`families` read from a release folder, after checking its files against its manifest."""
-    from mathbode.schema.dataset import validate_dataset
-
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"--reference {folder}: no such folder. Give a release folder such as dist/.")
@@ -50,9 +46,6 @@ def release_rows(folder: str | Path, families: list[str]) -> pa.Table:
     missing = [f for f in families if f not in manifest["families"]]
     if missing:
         raise ReferenceError(f"--reference {folder} has no rows for {', '.join(missing)}.")
-    tables = []
-    for name in families:
-        for rel in manifest["families"][name]["files"]:
-            table = read_table(folder / rel, Report(str(folder), "dataset"), rel)
-            tables.append(table if table is not None else pq.read_table(folder / rel))
-    return pa.concat_tables(tables)
+    return pa.concat_tables(
+        open_table(folder / rel) for name in families for rel in manifest["families"][name]["files"]
+    )

@@ -12,8 +12,12 @@ import pandas as pd
 from mathbode.schema.atomic import atomic_folder, check_replaceable
 
 from .aggregate import FAMILY_SCORE_FIELDS
-from .plots import FILENAME as PLOT_FILE, bode_plot
 from .scoring import Scored
+
+#: The Bode plot's file name (written by `plots.bode_plot`).
+PLOT_FILE = "bode.png"
+#: The file that marks a folder as a MathBode report (so --out may replace it).
+REPORT_MARKER = "report.md"
 
 
 def _num(x: Any, digits: int = 4) -> str:
@@ -22,14 +26,14 @@ def _num(x: Any, digits: int = 4) -> str:
     return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
 
 
-def _clean(obj: Any) -> Any:
+def json_safe(obj: Any) -> Any:
     """JSON has no NaN: write null for a score that could not be computed."""
     if isinstance(obj, float):
         return None if math.isnan(obj) else obj
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
+        return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_clean(v) for v in obj]
+        return [json_safe(v) for v in obj]
     return obj
 
 
@@ -79,7 +83,7 @@ def _markdown(results: list[Scored]) -> str:
 
 def _write_one(r: Scored, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "scores.json").write_text(json.dumps(_clean(r.scores_json()), indent=2) + "\n")
+    (folder / "scores.json").write_text(json.dumps(json_safe(r.scores_json()), indent=2) + "\n")
     r.sweeps.to_csv(folder / "sweeps.csv", index=False)
     r.summary.to_csv(folder / "frequency_summary.csv", index=False)
 
@@ -87,7 +91,7 @@ def _write_one(r: Scored, folder: Path) -> None:
 def write_report(results: list[Scored], out: str | Path, plots: bool = True) -> Path:
     """Write the report folder atomically; an existing report there is replaced."""
     out = Path(out)
-    check_replaceable(out, "report.md", "a MathBode report")
+    check_replaceable(out, REPORT_MARKER, "a MathBode report")
     with atomic_folder(out) as tmp:
         if len(results) == 1:
             _write_one(results[0], tmp)
@@ -95,7 +99,9 @@ def write_report(results: list[Scored], out: str | Path, plots: bool = True) -> 
             for r in results:
                 _write_one(r, tmp / r.label)
             leaderboard(results).to_csv(tmp / "leaderboard.csv", index=False)
-        (tmp / "report.md").write_text(_markdown(results))
+        (tmp / REPORT_MARKER).write_text(_markdown(results))
         if plots:
+            from .plots import bode_plot  # matplotlib loads only when a plot is drawn
+
             bode_plot(results, tmp)
     return out

@@ -25,12 +25,15 @@ MANIFEST, CARD = "MANIFEST.json", "README.md"
 DATA_SUFFIXES = (".parquet", ".jsonl")
 
 
+def open_table(path: Path) -> pa.Table:
+    """A release data file (parquet, or JSON Lines for --format jsonl) as an Arrow table."""
+    return pajson.read_json(path) if path.suffix == ".jsonl" else pq.read_table(path)
+
+
 def read_table(path: Path, report: Report, where: str) -> pa.Table | None:
     """A data file as an Arrow table, or None with the reason in the report."""
     try:
-        if path.suffix == ".jsonl":
-            return pajson.read_json(path)
-        return pq.read_table(path)
+        return open_table(path)
     except (pa.ArrowException, OSError, ValueError) as err:
         kind = "JSON Lines" if path.suffix == ".jsonl" else "parquet"
         report.error("unreadable", where, "", f"a readable {kind} file", str(err).splitlines()[0][:200])

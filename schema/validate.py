@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .dataset import DATA_SUFFIXES, validate_dataset
+from .dataset import DATA_SUFFIXES, MANIFEST, validate_dataset
 from .errors import UsageError
 from .hub import fetch_release, is_hub_spec
 from .report import Report
@@ -22,8 +22,9 @@ def detect_kind(path: Path) -> str:
     if path.suffix == ".parquet":
         return "dataset"
     if path.suffix in SUBMISSION_SUFFIXES:
-        # A family data file of a --format jsonl release sits in data/ and is named after a family.
-        return "dataset" if path.parent.name == "data" and path.suffix in DATA_SUFFIXES and (path.parent.parent / "MANIFEST.json").exists() else "submission"
+        # JSON Lines is a submission, except a data file inside a --format jsonl release.
+        in_release = path.parent.name == "data" and (path.parent.parent / MANIFEST).is_file()
+        return "dataset" if in_release and path.suffix in DATA_SUFFIXES else "submission"
     with open(path, "rb") as f:
         return "dataset" if f.read(4) == b"PAR1" else "submission"
 

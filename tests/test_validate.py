@@ -276,3 +276,15 @@ def test_cli_exit_codes_and_json(sub_file, tmp_path):
     assert result.exit_code == 2
     assert result.output == f"Error: {tmp_path / 'missing'}: no such file or folder.\n"
     assert CliRunner().invoke(validate_cli, []).exit_code == 2
+
+
+def test_a_jsonl_release_validates_as_a_partial_dataset(tmp_path):
+    from mathbode.builder import get_family
+    from mathbode.builder.release import build_release
+
+    build_release([get_family("linear_solve")], tmp_path / "rel", fmt="jsonl")
+    report = validate_path(tmp_path / "rel")
+    assert report.valid
+    assert [(p.code, p.found) for p in report.warnings] == [
+        ("partial", "missing ratio_saturation, exponential_interest, linear_system, similar_triangles")]
+    assert validate_path(tmp_path / "rel/data/linear_solve.jsonl").kind == "dataset"
