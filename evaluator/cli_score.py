@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -14,6 +15,7 @@ from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.submission import read_submission
 
 from .aggregate import ScoreConfig
+from .background import BackgroundPlotter
 from .options import preset_option, reference_option
 from .report import REPORT_MARKER, json_safe, leaderboard, write_report
 from .scoring import Scored, score
@@ -79,6 +81,19 @@ def main(predictions: tuple[Path, ...], reference: str | None, out: Path, preset
     check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
     config = ScoreConfig(gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight,
                          phase_weight=phase_weight)
+    with BackgroundPlotter() if not no_plots else nullcontext() as plotter:
+        results = _score_files(predictions, reference, preset, config)
+        write_report(results, out, plots=not no_plots, plotter=plotter)
+    if as_json:
+        click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2))
+    else:
+        click.echo(_table(results))
+        click.echo(f"\nReport: {out}/", err=True)
+
+
+def _score_files(predictions: tuple[Path, ...], reference: str | None, preset: str | None,
+                 config: ScoreConfig) -> list[Scored]:
+    """Validate every file (refusing an invalid one), then score each against the reference rows."""
     submissions = []
     for path in predictions:
         sub = read_submission(path)
@@ -91,10 +106,4 @@ def main(predictions: tuple[Path, ...], reference: str | None, out: Path, preset
     families = [f for f in layout().families if f in answered]
     ref = reference_table(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
-    results = [score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels)]
-    write_report(results, out, plots=not no_plots)
-    if as_json:
-        click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2))
-    else:
-        click.echo(_table(results))
-        click.echo(f"\nReport: {out}/", err=True)
+    return [score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels)]

@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import matplotlib
+# A bare Figure renders to PNG through Agg without pyplot: no display, no global figure state,
+# and a lighter import.
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
-matplotlib.use("Agg")  # files only; never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator  # noqa: E402
-
-from .report import PLOT_FILE  # noqa: E402
-from .scoring import Scored  # noqa: E402
+from .report import PLOT_FILE
+from .scoring import Scored
 
 # (metric, axis label, ideal value, least half-span shown around the ideal so that numerical
 # noise on a near-perfect curve is not magnified into a dramatic-looking line)
@@ -27,7 +26,8 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
     cols = max(1, len(families))
-    fig, axes = plt.subplots(2, cols, figsize=(3.2 * cols, 5.6), squeeze=False, sharex=True, sharey="row")
+    fig = Figure(figsize=(3.2 * cols, 5.6))
+    axes = fig.subplots(2, cols, squeeze=False, sharex=True, sharey="row")
     for col, family in enumerate(families):
         for row, (metric, ylabel, ideal, half_span) in enumerate(_ROWS):
             ax = axes[row][col]
@@ -58,5 +58,4 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
     fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.16, wspace=0.35, hspace=0.12)
     path = out / PLOT_FILE
     fig.savefig(path, dpi=90, metadata={"Software": None})
-    plt.close(fig)
     return path

@@ -88,11 +88,16 @@ def _write_one(r: Scored, folder: Path) -> None:
     r.summary.to_csv(folder / "frequency_summary.csv", index=False)
 
 
-def write_report(results: list[Scored], out: str | Path, plots: bool = True) -> Path:
-    """Write the report folder atomically; an existing report there is replaced."""
+def write_report(results: list[Scored], out: str | Path, plots: bool = True, plotter=None) -> Path:
+    """Write the report folder atomically; an existing report there is replaced.
+
+    With a `background.BackgroundPlotter`, the plot is drawn in its worker process while the
+    other files are written.
+    """
     out = Path(out)
     check_replaceable(out, REPORT_MARKER, "a MathBode report")
     with atomic_folder(out) as tmp:
+        drawing = plotter.plot(results, tmp) if plots and plotter is not None else None
         if len(results) == 1:
             _write_one(results[0], tmp)
         else:
@@ -100,7 +105,9 @@ def write_report(results: list[Scored], out: str | Path, plots: bool = True) -> 
                 _write_one(r, tmp / r.label)
             leaderboard(results).to_csv(tmp / "leaderboard.csv", index=False)
         (tmp / REPORT_MARKER).write_text(_markdown(results))
-        if plots:
+        if drawing is not None:
+            drawing.result()
+        elif plots:
             from .plots import bode_plot  # matplotlib loads only when a plot is drawn
 
             bode_plot(results, tmp)
