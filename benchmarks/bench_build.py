@@ -67,6 +67,7 @@ def main() -> None:
 
     walls = command_wall_times(args.repeat)
     peak = child_peak_rss_mb()
+
     def timed_build():
         out = Path(tempfile.mkdtemp()) / "dist"
         result = build_release(list(FAMILIES.values()), out)
@@ -83,20 +84,31 @@ def main() -> None:
     rows = cold.manifest["num_rows"]
     generation = sum(warm.generation_seconds.values())
 
-    print(f"mathbode-build --families all: median {statistics.median(walls):.3f} s over {args.repeat} runs "
-          f"(min {min(walls):.3f}, max {max(walls):.3f}); target <= 2 s")
+    print(
+        f"mathbode-build --families all: median {statistics.median(walls):.3f} s over {args.repeat} runs "
+        f"(min {min(walls):.3f}, max {max(walls):.3f}); target <= 2 s"
+    )
     print(f"peak RSS of the command: {peak:.0f} MB; target < 400 MB")
     print("generation inside the process, per family:      cold (first build)   warm (second build)")
     for name in cold.generation_seconds:
-        print(f"  {name:<22} {cold.generation_seconds[name] * 1000:26.1f} ms {warm.generation_seconds[name] * 1000:18.1f} ms")
+        print(
+            f"  {name:<22} {cold.generation_seconds[name] * 1000:26.1f} ms "
+            f"{warm.generation_seconds[name] * 1000:18.1f} ms"
+        )
     cold_total = sum(cold.generation_seconds.values())
-    print(f"  {'total':<22} {cold_total * 1000:26.1f} ms {generation * 1000:18.1f} ms "
-          f"({generation / rows * 1e6:.1f} us/row warm)")
+    print(
+        f"  {'total':<22} {cold_total * 1000:26.1f} ms {generation * 1000:18.1f} ms "
+        f"({generation / rows * 1e6:.1f} us/row warm)"
+    )
     naive = naive_seconds_per_row(args.naive_rows)
-    print(f"naive sympy subs/evalf: {naive * 1e6:.0f} us/row on {args.naive_rows:,} sampled rows "
-          f"-> {naive * rows:.1f} s for {rows:,} rows")
-    print(f"ratio naive / builder generation: {naive * rows / generation:.0f}x warm, "
-          f"{naive * rows / cold_total:.0f}x cold; target >= 50x")
+    print(
+        f"naive sympy subs/evalf: {naive * 1e6:.0f} us/row on {args.naive_rows:,} sampled rows "
+        f"-> {naive * rows:.1f} s for {rows:,} rows"
+    )
+    print(
+        f"ratio naive / builder generation: {naive * rows / generation:.0f}x warm, "
+        f"{naive * rows / cold_total:.0f}x cold; target >= 50x"
+    )
 
 
 if __name__ == "__main__":

@@ -8,26 +8,24 @@ report and Bode plot) and, with --no-plots, without the plot.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from common import command, time_command, write_full_submission
+from common import command, parse_args, time_command, write_full_submission
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--dist", type=Path, default=Path("dist"))
-    args = parser.parse_args()
+    args = parse_args(__doc__)
     score = command("mathbode-score")
     with tempfile.TemporaryDirectory() as tmp:
         sub = Path(tmp) / "full.jsonl"
         lines = write_full_submission(args.dist, sub)
         out = Path(tmp) / "report"
         med, runs, peak = time_command([score, str(sub), "--out", str(out)], args.repeat)
-        print(f"mathbode-score, {lines:,} raw responses: median {med:.3f} s over {args.repeat} runs "
-              f"(min {min(runs):.3f}, max {max(runs):.3f}); target <= 3 s")
+        print(
+            f"mathbode-score, {lines:,} raw responses: median {med:.3f} s over {args.repeat} runs "
+            f"(min {min(runs):.3f}, max {max(runs):.3f}); target <= 3 s"
+        )
         med, runs, _ = time_command([score, str(sub), "--out", str(out), "--no-plots"], args.repeat)
         print(f"  the same with --no-plots: median {med:.3f} s")
         print(f"peak RSS: {peak:.0f} MB")

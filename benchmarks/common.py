@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import statistics
@@ -47,3 +48,11 @@ def write_full_submission(dist: Path, out: Path, model: str = "exact") -> int:
                     f.write(json.dumps(row) + "\n")
                     n += 1
     return n
+
+
+def parse_args(doc: str | None) -> argparse.Namespace:
+    """--repeat (runs per timing) and --dist (the release to use), shared by the scripts."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--dist", type=Path, default=Path("dist"))
+    return parser.parse_args()

@@ -8,17 +8,33 @@ import click
 
 from mathbode.schema.errors import MathBodeError, exit_on_error
 
-from .release import FORMATS, build_release, stderr_progress
 from .families import resolve_families
+from .release import FORMATS, build_release, stderr_progress
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--families", "families_spec", default="all", show_default=True,
-              help="'all' or a comma-separated list of family names.")
-@click.option("--out", type=click.Path(file_okay=True, dir_okay=True), default="dist", show_default=True,
-              help="Release folder to write (replaced atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True,
-              help="File format of the data files.")
+@click.option(
+    "--families",
+    "families_spec",
+    default="all",
+    show_default=True,
+    help="'all' or a comma-separated list of family names.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=True, dir_okay=True),
+    default="dist",
+    show_default=True,
+    help="Release folder to write (replaced atomically).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="parquet",
+    show_default=True,
+    help="File format of the data files.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
 def main(families_spec: str, out: str, fmt: str, quiet: bool) -> None:

@@ -25,12 +25,25 @@ def _endpoint() -> str:
 @click.option("--revision", default=None, help="Branch to commit to (default: main).")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to the branch.")
 @click.option("--token", default=None, help="Hub token with write access (default: HF_TOKEN, then the saved login).")
-@click.option("--per-family-repos", "family_prefix", default=None, metavar="PREFIX",
-              help="Also publish one repository per family, named PREFIX-<family>, each with its own card.")
+@click.option(
+    "--per-family-repos",
+    "family_prefix",
+    default=None,
+    metavar="PREFIX",
+    help="Also publish one repository per family, named PREFIX-<family>, each with its own card.",
+)
 @click.option("--dry-run", is_flag=True, help="Print what would be published; make no network connection.")
 @exit_on_error
-def main(dist: Path, repo_id: str, private: bool, revision: str | None, create_pr: bool, token: str | None,
-         family_prefix: str | None, dry_run: bool) -> None:
+def main(
+    dist: Path,
+    repo_id: str,
+    private: bool,
+    revision: str | None,
+    create_pr: bool,
+    token: str | None,
+    family_prefix: str | None,
+    dry_run: bool,
+) -> None:
     """Validate the release in DIST and publish it to the Hub as one commit.
 
     Afterwards `datasets.load_dataset(REPO_ID, "<family>")["train"]` loads a family and

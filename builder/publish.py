@@ -68,7 +68,7 @@ def check_repo_id(repo_id: str) -> str:
     rid = repo_id.strip()
     for prefix in ("https://huggingface.co/", "hf://"):
         if rid.startswith(prefix):
-            rid = rid[len(prefix):]
+            rid = rid[len(prefix) :]
     kind = rid.split("/", 1)[0]
     if kind in ("spaces", "models") and rid.count("/") == 2:
         raise PublishError(
@@ -100,8 +100,10 @@ def plan_release(folder: str | Path, repo_id: str, label: str | None = None) -> 
     files = tuple(
         UploadFile(rel, folder / rel, (folder / rel).stat().st_size, file_sha256(folder / rel)) for rel in paths
     )
-    message = (f"MathBode builder {manifest['builder_version']}: {manifest['num_rows']:,} rows, "
-               f"content {manifest['content_hash']}")
+    message = (
+        f"MathBode builder {manifest['builder_version']}: {manifest['num_rows']:,} rows, "
+        f"content {manifest['content_hash']}"
+    )
     return PushPlan(repo_id, folder, files, message, label or str(folder))
 
 
@@ -118,8 +120,13 @@ def family_release(dist: Path, family: str, repo_id: str, main_repo_id: str, out
     for rel in entry["files"]:
         shutil.copyfile(dist / rel, out / rel)
         files[rel] = manifest["files"][rel]
-    sub = {**manifest, "num_rows": entry["num_rows"], "content_hash": combined_hash([entry["content_hash"]]),
-           "families": {family: entry}, "files": files}
+    sub = {
+        **manifest,
+        "num_rows": entry["num_rows"],
+        "content_hash": combined_hash([entry["content_hash"]]),
+        "families": {family: entry},
+        "files": files,
+    }
     card = render_family_card(sub, family, repo_id, main_repo_id)
     (out / CARD).write_text(card, encoding="utf-8", newline="\n")
     sub["files"][CARD] = {"num_bytes": (out / CARD).stat().st_size, "sha256": file_sha256(out / CARD)}
@@ -139,7 +146,9 @@ def describe(plan: PushPlan, endpoint: str, revision: str | None, create_pr: boo
         "files already identical there are skipped by the Hub client):",
     ]
     for f in plan.files:
-        lines.append(f"  {f.path_in_repo:<40} {f.size:>12,} bytes  {'LFS' if f.large else 'git'}  sha256 {f.sha256[:12]}")
+        lines.append(
+            f"  {f.path_in_repo:<40} {f.size:>12,} bytes  {'LFS' if f.large else 'git'}  sha256 {f.sha256[:12]}"
+        )
     return "\n".join(lines)
 
 
@@ -151,7 +160,9 @@ def hub_errors(endpoint: str, repo_id: str) -> Iterator[None]:
     try:
         yield
     except RevisionNotFoundError:
-        raise PublishError(f"{repo_id}: the branch does not exist on the Hub. Create it first or omit --revision.") from None
+        raise PublishError(
+            f"{repo_id}: the branch does not exist on the Hub. Create it first or omit --revision."
+        ) from None
     except RepositoryNotFoundError:
         raise PublishError(
             f"{repo_id}: no such dataset repository, or the token may not see it. "
@@ -173,8 +184,7 @@ def hub_errors(endpoint: str, repo_id: str) -> Iterator[None]:
         raise PublishError(f"The Hub refused the request ({status}): {server}") from None
     except transport_errors() as err:
         raise PublishError(
-            f"Cannot reach the Hub at {endpoint} ({type(err).__name__}). Check the network connection "
-            "and HF_ENDPOINT."
+            f"Cannot reach the Hub at {endpoint} ({type(err).__name__}). Check the network connection and HF_ENDPOINT."
         ) from None
 
 
@@ -191,8 +201,14 @@ def resolve_token(token: str | None) -> str:
     return found
 
 
-def push(plan: PushPlan, token: str, revision: str | None = None, private: bool = False,
-         create_pr: bool = False, say: Callable[[str], None] = print) -> str:
+def push(
+    plan: PushPlan,
+    token: str,
+    revision: str | None = None,
+    private: bool = False,
+    create_pr: bool = False,
+    say: Callable[[str], None] = print,
+) -> str:
     """Create the repository if missing and commit every file of the plan; returns the commit URL."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
@@ -203,7 +219,11 @@ def push(plan: PushPlan, token: str, revision: str | None = None, private: bool 
         say(f"Uploading {len(plan.files)} files ({plan.total_bytes:,} bytes) in one commit...")
         operations = [CommitOperationAdd(f.path_in_repo, str(f.local)) for f in plan.files]
         info = api.create_commit(
-            plan.repo_id, operations, commit_message=plan.commit_message, repo_type=REPO_TYPE,
-            revision=revision, create_pr=create_pr,
+            plan.repo_id,
+            operations,
+            commit_message=plan.commit_message,
+            repo_type=REPO_TYPE,
+            revision=revision,
+            create_pr=create_pr,
         )
     return info.pr_url or info.commit_url

@@ -46,12 +46,13 @@ def card_metadata(manifest: dict[str, Any], all_config: bool = True) -> dict[str
     family_files = {name: fam["files"] for name, fam in manifest["families"].items()}
     every_file = [f for files in family_files.values() for f in files]
     configs = [
-        {"config_name": name, "data_files": [{"split": "train", "path": files}]}
-        for name, files in family_files.items()
+        {"config_name": name, "data_files": [{"split": "train", "path": files}]} for name, files in family_files.items()
     ]
     infos = [_config_info(name, files, manifest) for name, files in family_files.items()]
     if all_config:
-        configs.insert(0, {"config_name": ALL_CONFIG, "data_files": [{"split": "train", "path": every_file}], "default": True})
+        configs.insert(
+            0, {"config_name": ALL_CONFIG, "data_files": [{"split": "train", "path": every_file}], "default": True}
+        )
         infos.insert(0, _config_info(ALL_CONFIG, every_file, manifest))
     elif len(configs) == 1:
         configs[0]["default"] = True

@@ -45,7 +45,12 @@ def _template(name: str) -> str:
 
 def _columns(lay) -> list[dict[str, Any]]:
     return [
-        {"name": fld.name, "type": str(fld.type), "nullable": fld.nullable, "meaning": lay.column_descriptions[fld.name]}
+        {
+            "name": fld.name,
+            "type": str(fld.type),
+            "nullable": fld.nullable,
+            "meaning": lay.column_descriptions[fld.name],
+        }
         for fld in lay.arrow_schema
     ]
 

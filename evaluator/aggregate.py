@@ -11,8 +11,15 @@ import pandas as pd
 from .metrics import SWEEP_METRICS
 
 SWEEP_KEY = ["family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg"]
-FAMILY_SCORE_FIELDS = ("mb_core", "mb_plus", "gain_abs_err_mid", "phase_abs_deg_mid", "r2_mean",
-                       "acf1_abs_mean", "compliance_mean")
+FAMILY_SCORE_FIELDS = (
+    "mb_core",
+    "mb_plus",
+    "gain_abs_err_mid",
+    "phase_abs_deg_mid",
+    "r2_mean",
+    "acf1_abs_mean",
+    "compliance_mean",
+)
 
 
 @dataclass(frozen=True)
@@ -42,12 +49,14 @@ def frequency_summary(sweeps: pd.DataFrame) -> pd.DataFrame:
     # Families keep the sweeps' (canonical) order; frequencies ascend within each.
     order = {f: n for n, f in enumerate(dict.fromkeys(sweeps["family"]))}
     summary = summary.reset_index()
-    return summary.sort_values(["family", "frequency_cycles"], key=lambda c: c.map(order) if c.name == "family" else c,
-                               kind="stable").reset_index(drop=True)
+    return summary.sort_values(
+        ["family", "frequency_cycles"], key=lambda c: c.map(order) if c.name == "family" else c, kind="stable"
+    ).reset_index(drop=True)
 
 
-def family_scores(summary: pd.DataFrame, config: ScoreConfig = ScoreConfig()) -> dict[str, dict[str, float]]:
+def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> dict[str, dict[str, float]]:
     """Per family: mid-band errors, MB-Core, and MB-Plus with fit quality, residual ACF and compliance."""
+    config = config or ScoreConfig()
     scores = {}
     for family, rows in summary.groupby("family", sort=False):
         mid = rows[rows["frequency_cycles"].isin(config.mid_band)]
@@ -60,10 +69,14 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig = ScoreConfig()) ->
         r2_mean = float(mid["r2"].mean())
         acf1_abs = float(mid["res_acf1"].abs().mean())
         compliance = float(rows["compliance"].mean())
-        mb_plus = (mb_core * clip01(r2_mean) ** 0.5 * clip01(1 - acf1_abs) ** 0.5 * clip01(compliance) ** 0.5)
+        mb_plus = mb_core * clip01(r2_mean) ** 0.5 * clip01(1 - acf1_abs) ** 0.5 * clip01(compliance) ** 0.5
         scores[family] = {
-            "mb_core": mb_core, "mb_plus": mb_plus, "gain_abs_err_mid": gain_err,
-            "phase_abs_deg_mid": phase_err, "r2_mean": r2_mean, "acf1_abs_mean": acf1_abs,
+            "mb_core": mb_core,
+            "mb_plus": mb_plus,
+            "gain_abs_err_mid": gain_err,
+            "phase_abs_deg_mid": phase_err,
+            "r2_mean": r2_mean,
+            "acf1_abs_mean": acf1_abs,
             "compliance_mean": compliance,
         }
     return scores
@@ -71,6 +84,7 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig = ScoreConfig()) ->
 
 def overall(scores: dict[str, dict[str, float]]) -> dict[str, float]:
     """Plain mean over the families present."""
+
     def mean(field: str) -> float:
         values = [s[field] for s in scores.values()]
         return float(np.mean(values)) if values else math.nan

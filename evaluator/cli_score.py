@@ -47,40 +47,64 @@ def _table(results: list[Scored]) -> str:
     by_label = {r.label: r for r in results}
     for label in leaderboard(results)["label"]:
         r = by_label[label]
-        lines.append(f"{r.label:<{width}}  {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  {_fmt(r.overall['mb_plus']):>7}  "
-                     f"{r.overall['num_families']:>8}")
+        lines.append(
+            f"{r.label:<{width}}  {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  {_fmt(r.overall['mb_plus']):>7}  "
+            f"{r.overall['num_families']:>8}"
+        )
     if len(results) == 1:
         r = results[0]
         lines.append("")
         lines.append(f"{'family':<22}  MB-Core  MB-Plus  |G-1| mid  |phase| mid  compliance")
         for fam, s in r.families.items():
-            lines.append(f"{fam:<22}  {_fmt(s['mb_core']):>7}  {_fmt(s['mb_plus']):>7}  {_fmt(s['gain_abs_err_mid']):>9}  "
-                         f"{_fmt(s['phase_abs_deg_mid']):>11}  {_fmt(s['compliance_mean']):>10}")
+            lines.append(
+                f"{fam:<22}  {_fmt(s['mb_core']):>7}  {_fmt(s['mb_plus']):>7}  {_fmt(s['gain_abs_err_mid']):>9}  "
+                f"{_fmt(s['phase_abs_deg_mid']):>11}  {_fmt(s['compliance_mean']):>10}"
+            )
     return "\n".join(lines)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @reference_option()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("mathbode-report"), show_default=True,
-              help="Report folder (replaced atomically).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("mathbode-report"),
+    show_default=True,
+    help="Report folder (replaced atomically).",
+)
 @preset_option(default=None, help_text="Score only this preset's sweeps (default: every sinusoid sweep answered).")
 @click.option("--no-plots", is_flag=True, help="Skip the Bode plot PNGs.")
-@click.option("--gain-scale", type=float, default=0.25, show_default=True, help="|gain-1| that zeroes the gain part of MB-Core.")
-@click.option("--phase-scale", type=float, default=45.0, show_default=True, help="|phase error| (deg) that zeroes the phase part.")
+@click.option(
+    "--gain-scale", type=float, default=0.25, show_default=True, help="|gain-1| that zeroes the gain part of MB-Core."
+)
+@click.option(
+    "--phase-scale", type=float, default=45.0, show_default=True, help="|phase error| (deg) that zeroes the phase part."
+)
 @click.option("--gain-weight", type=float, default=0.5, show_default=True)
 @click.option("--phase-weight", type=float, default=0.5, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON instead of the table.")
 @exit_on_error
-def main(predictions: tuple[Path, ...], reference: str | None, out: Path, preset: str | None, no_plots: bool,
-         gain_scale: float, phase_scale: float, gain_weight: float, phase_weight: float, as_json: bool) -> None:
+def main(
+    predictions: tuple[Path, ...],
+    reference: str | None,
+    out: Path,
+    preset: str | None,
+    no_plots: bool,
+    gain_scale: float,
+    phase_scale: float,
+    gain_weight: float,
+    phase_weight: float,
+    as_json: bool,
+) -> None:
     """Score prediction files (JSONL) against the canonical MathBode split.
 
     Each file is validated first; an invalid file is refused with the validator's messages.
     """
     check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
-    config = ScoreConfig(gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight,
-                         phase_weight=phase_weight)
+    config = ScoreConfig(
+        gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight, phase_weight=phase_weight
+    )
     with BackgroundPlotter() if not no_plots else nullcontext() as plotter:
         results = _score_files(predictions, reference, preset, config)
         write_report(results, out, plots=not no_plots, plotter=plotter)
@@ -91,8 +115,9 @@ def main(predictions: tuple[Path, ...], reference: str | None, out: Path, preset
         click.echo(f"\nReport: {out}/", err=True)
 
 
-def _score_files(predictions: tuple[Path, ...], reference: str | None, preset: str | None,
-                 config: ScoreConfig) -> list[Scored]:
+def _score_files(
+    predictions: tuple[Path, ...], reference: str | None, preset: str | None, config: ScoreConfig
+) -> list[Scored]:
     """Validate every file (refusing an invalid one), then score each against the reference rows."""
     submissions = []
     for path in predictions:
@@ -100,10 +125,14 @@ def _score_files(predictions: tuple[Path, ...], reference: str | None, preset: s
         if not sub.report.valid:
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
         if not any(p.key[2] == SINUSOID for p in sub.predictions):
-            raise InvalidSubmission(f"{path} has no sinusoid rows: nothing to score (chirp and step rows are not scored).")
+            raise InvalidSubmission(
+                f"{path} has no sinusoid rows: nothing to score (chirp and step rows are not scored)."
+            )
         submissions.append(sub)
     answered = {p.key[0] for s in submissions for p in s.predictions if p.key[2] == SINUSOID}
     families = [f for f in layout().families if f in answered]
     ref = reference_table(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
-    return [score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels)]
+    return [
+        score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels, strict=True)
+    ]

@@ -6,9 +6,17 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, TextIO
 
 from mathbode.schema.errors import UsageError
+
+
+def _write_lines(stream: TextIO, records: Iterable[dict]) -> int:
+    n = 0
+    for rec in records:
+        stream.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        n += 1
+    return n
 
 
 def write_jsonl(path: str | Path, records: Iterable[dict]) -> int:
@@ -16,10 +24,7 @@ def write_jsonl(path: str | Path, records: Iterable[dict]) -> int:
     if str(path) == "-":
         import sys
 
-        n = 0
-        for n, rec in enumerate(records, start=1):
-            sys.stdout.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        return n
+        return _write_lines(sys.stdout, records)
     path = Path(path)
     parent = path.resolve().parent
     if not parent.is_dir():
@@ -28,11 +33,9 @@ def write_jsonl(path: str | Path, records: Iterable[dict]) -> int:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
     except OSError as err:
         raise UsageError(f"-o {path}: cannot write in {parent} ({err.strerror}).") from None
-    n = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            for n, rec in enumerate(records, start=1):
-                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            n = _write_lines(f, records)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

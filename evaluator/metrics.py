@@ -21,8 +21,21 @@ ZERO_AMPLITUDE = 1e-12
 
 #: Per-sweep metric names, in report column order.
 SWEEP_METRICS = (
-    "gain", "phase_err_deg", "r2", "h1", "h2", "h3", "h2_over_h1", "res_rms_norm", "res_acf1",
-    "compliance", "amp_truth", "amp_model", "phase_truth_deg", "phase_model_deg", "n_finite",
+    "gain",
+    "phase_err_deg",
+    "r2",
+    "h1",
+    "h2",
+    "h3",
+    "h2_over_h1",
+    "res_rms_norm",
+    "res_acf1",
+    "compliance",
+    "amp_truth",
+    "amp_model",
+    "phase_truth_deg",
+    "phase_model_deg",
+    "n_finite",
 )
 
 

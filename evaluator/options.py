@@ -10,20 +10,36 @@ from mathbode.schema.errors import MathBodeError
 from .selection import PRESET_CHOICES
 
 
-def preset_option(default: str | None = "SMOKE", help_text: str = "Rows to select (paper, appendix B); ALL = every row."):
-    return click.option("--preset", type=click.Choice(PRESET_CHOICES, case_sensitive=False), default=default,
-                        show_default=default is not None, help=help_text)
+def preset_option(
+    default: str | None = "SMOKE", help_text: str = "Rows to select (paper, appendix B); ALL = every row."
+):
+    return click.option(
+        "--preset",
+        type=click.Choice(PRESET_CHOICES, case_sensitive=False),
+        default=default,
+        show_default=default is not None,
+        help=help_text,
+    )
 
 
 def reference_option():
-    return click.option("--reference", type=click.Path(), default=None,
-                        help="Release folder, or hub:ORG/NAME[@REV], to take the canonical rows from (default: "
-                             "this builder's own rows, checked against the release's content hash).")
+    return click.option(
+        "--reference",
+        type=click.Path(),
+        default=None,
+        help="Release folder, or hub:ORG/NAME[@REV], to take the canonical rows from (default: "
+        "this builder's own rows, checked against the release's content hash).",
+    )
 
 
 def families_option():
-    return click.option("--families", "families_spec", default="all", show_default=True,
-                        help="'all' or a comma-separated list of family names.")
+    return click.option(
+        "--families",
+        "families_spec",
+        default="all",
+        show_default=True,
+        help="'all' or a comma-separated list of family names.",
+    )
 
 
 def family_names(spec: str) -> list[str]:

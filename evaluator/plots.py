@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 # A bare Figure renders to PNG through Agg without pyplot: no display, no global figure state,

@@ -45,8 +45,14 @@ def leaderboard(results: list[Scored]) -> pd.DataFrame:
     """One row per submission, best MB-Core first (MB-Plus breaks ties)."""
     rows = []
     for r in results:
-        row = {"label": r.label, "model": r.model, "preset": r.preset, "mb_core": r.overall["mb_core"],
-               "mb_plus": r.overall["mb_plus"], "num_families": r.overall["num_families"]}
+        row = {
+            "label": r.label,
+            "model": r.model,
+            "preset": r.preset,
+            "mb_core": r.overall["mb_core"],
+            "mb_plus": r.overall["mb_plus"],
+            "num_families": r.overall["num_families"],
+        }
         for fam, s in r.families.items():
             row[f"{fam}.mb_core"] = s["mb_core"]
         rows.append(row)
@@ -58,26 +64,54 @@ def _markdown(results: list[Scored]) -> str:
     if len(results) > 1:
         board = leaderboard(results)
         lines += ["## Leaderboard", ""]
-        lines += _table(["rank", "submission", "preset", "MB-Core", "MB-Plus", "families"],
-                        [[str(i + 1), r["label"], r["preset"], _num(r["mb_core"]), _num(r["mb_plus"]), str(r["num_families"])]
-                         for i, r in board.iterrows()])
+        lines += _table(
+            ["rank", "submission", "preset", "MB-Core", "MB-Plus", "families"],
+            [
+                [str(i + 1), r["label"], r["preset"], _num(r["mb_core"]), _num(r["mb_plus"]), str(r["num_families"])]
+                for i, r in board.iterrows()
+            ],
+        )
         lines.append("")
     for r in results:
-        lines += [f"## {r.label}", "",
-                  f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
-                  f"Compliant answers: {r.extra.get('num_answers'):,}.", "",
-                  f"**MB-Core {_num(r.overall['mb_core'])}**, **MB-Plus {_num(r.overall['mb_plus'])}** "
-                  f"(mean over {r.overall['num_families']} families).", ""]
-        lines += _table(["family", *FAMILY_SCORE_FIELDS],
-                        [[fam, *(_num(s[k]) for k in FAMILY_SCORE_FIELDS)] for fam, s in r.families.items()])
+        lines += [
+            f"## {r.label}",
+            "",
+            f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
+            f"Compliant answers: {r.extra.get('num_answers'):,}.",
+            "",
+            f"**MB-Core {_num(r.overall['mb_core'])}**, **MB-Plus {_num(r.overall['mb_plus'])}** "
+            f"(mean over {r.overall['num_families']} families).",
+            "",
+        ]
+        lines += _table(
+            ["family", *FAMILY_SCORE_FIELDS],
+            [[fam, *(_num(s[k]) for k in FAMILY_SCORE_FIELDS)] for fam, s in r.families.items()],
+        )
         lines += ["", "Per frequency (mean over sweeps):", ""]
-        lines += _table(["family", "frequency", "gain", "phase error (deg)", "R2", "res ACF1", "H2/H1", "compliance", "sweeps"],
-                        [[row["family"], f"{row['frequency_cycles']:g}", _num(row["gain"]), _num(row["phase_err_deg"], 2),
-                          _num(row["r2"]), _num(row["res_acf1"]), _num(row["h2_over_h1"]), _num(row["compliance"], 3),
-                          str(int(row["num_sweeps"]))] for _, row in r.summary.iterrows()])
+        lines += _table(
+            ["family", "frequency", "gain", "phase error (deg)", "R2", "res ACF1", "H2/H1", "compliance", "sweeps"],
+            [
+                [
+                    row["family"],
+                    f"{row['frequency_cycles']:g}",
+                    _num(row["gain"]),
+                    _num(row["phase_err_deg"], 2),
+                    _num(row["r2"]),
+                    _num(row["res_acf1"]),
+                    _num(row["h2_over_h1"]),
+                    _num(row["compliance"], 3),
+                    str(int(row["num_sweeps"])),
+                ]
+                for _, row in r.summary.iterrows()
+            ],
+        )
         lines.append("")
-    lines += [f"![Bode plot]({PLOT_FILE})", "",
-              "Gain 1 and phase error 0 are ideal; a negative phase error is a lag.", ""]
+    lines += [
+        f"![Bode plot]({PLOT_FILE})",
+        "",
+        "Gain 1 and phase error 0 are ideal; a negative phase error is a lag.",
+        "",
+    ]
     return "\n".join(lines)
 
 

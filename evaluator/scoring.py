@@ -19,6 +19,7 @@ from .metrics import SWEEP_METRICS, sweep_metrics
 from .parsing import parse_response, truncate
 
 ALL_PRESET, CUSTOM = "ALL", "custom"
+DEFAULT_CONFIG = ScoreConfig()
 
 
 @dataclass
@@ -63,7 +64,11 @@ def preset_sweeps(preset: str, families: list[str]) -> set[tuple]:
     lay = layout()
     if preset.upper() == ALL_PRESET:
         return {s for f in families for s in _sinusoid_sweeps(f)}
-    return {(f, q, s.amplitude_scale, s.frequency_cycles, s.phase_deg) for f in families for q, s in lay.preset_sweeps(preset)}
+    return {
+        (f, q, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
+        for f in families
+        for q, s in lay.preset_sweeps(preset)
+    }
 
 
 def detect_preset(sweeps: set[tuple], families: list[str]) -> str:
@@ -80,7 +85,7 @@ def score(
     label: str,
     model: str | None = None,
     preset: str | None = None,
-    config: ScoreConfig = ScoreConfig(),
+    config: ScoreConfig = DEFAULT_CONFIG,
 ) -> Scored:
     """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers."""
     lay = layout()
@@ -94,17 +99,35 @@ def score(
     else:
         in_scope, name = touched, detect_preset(touched, families)
 
-    ref = reference.select(["family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles",
-                            "phase_deg", "time_step", "ground_truth"]).to_pydict()
+    ref = reference.select(
+        [
+            "family",
+            "question_id",
+            "signal_type",
+            "amplitude_scale",
+            "frequency_cycles",
+            "phase_deg",
+            "time_step",
+            "ground_truth",
+        ]
+    ).to_pydict()
     # Plain Python columns: per-row dictionary lookups are much faster than on Arrow-backed pandas.
     cols = [ref[c] for c in ("family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")]
-    picked = [i for i, (f, q, s, fr, ph, _) in enumerate(zip(*cols))
-              if ref["signal_type"][i] == SINUSOID and (f, q, s, fr, ph) in in_scope]
+    picked = [
+        i
+        for i, (f, q, s, fr, ph, _) in enumerate(zip(*cols, strict=True))
+        if ref["signal_type"][i] == SINUSOID and (f, q, s, fr, ph) in in_scope
+    ]
     # Canonical sweep order (families in layout order), each sweep's steps in time order.
     rank = {f: n for n, f in enumerate(lay.families)}
     picked.sort(key=lambda i: (rank[cols[0][i]], cols[1][i], cols[2][i], cols[3][i], cols[4][i], cols[5][i]))
-    y = np.array([answers.get((cols[0][i], cols[1][i], SINUSOID, cols[2][i], cols[3][i], cols[4][i], cols[5][i]), math.nan)
-                  for i in picked], dtype=float)
+    y = np.array(
+        [
+            answers.get((cols[0][i], cols[1][i], SINUSOID, cols[2][i], cols[3][i], cols[4][i], cols[5][i]), math.nan)
+            for i in picked
+        ],
+        dtype=float,
+    )
     truth = np.array([ref["ground_truth"][i] for i in picked], dtype=float)
     n_sweeps = len(picked) // T
     sweep_keys = pd.DataFrame({name: [cols[j][i] for i in picked[::T]] for j, name in enumerate(SWEEP_KEY)})
@@ -115,5 +138,13 @@ def score(
     sweeps = pd.concat([sweep_keys, pd.DataFrame(rows, columns=list(SWEEP_METRICS))], axis=1)
     summary = frequency_summary(sweeps)
     fam = family_scores(summary, config)
-    return Scored(label=label, model=model, preset=name, sweeps=sweeps, summary=summary, families=fam,
-                  overall=overall(fam), extra={"num_sweeps": n_sweeps, "num_answers": int(np.isfinite(y).sum())})
+    return Scored(
+        label=label,
+        model=model,
+        preset=name,
+        sweeps=sweeps,
+        summary=summary,
+        families=fam,
+        overall=overall(fam),
+        extra={"num_sweeps": n_sweeps, "num_answers": int(np.isfinite(y).sum())},
+    )

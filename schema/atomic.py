@@ -37,7 +37,9 @@ def atomic_folder(out: Path, option: str = "--out") -> Iterator[Path]:
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     except OSError as err:
-        raise UsageError(f"{option} {out}: cannot write in {parent} ({err.strerror}). Choose another {option}.") from None
+        raise UsageError(
+            f"{option} {out}: cannot write in {parent} ({err.strerror}). Choose another {option}."
+        ) from None
     try:
         tmp.chmod(0o755)  # mkdtemp makes it private; outputs are for everyone to read
         yield tmp

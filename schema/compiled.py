@@ -28,8 +28,20 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 CONDITION_FIELD = "signal_type"
-_ROOT_ONLY = {"required", "additionalProperties", "oneOf", "anyOf", "not", "type", "allOf", "properties",
-              "$schema", "$id", "title", "description"}
+_ROOT_ONLY = {
+    "required",
+    "additionalProperties",
+    "oneOf",
+    "anyOf",
+    "not",
+    "type",
+    "allOf",
+    "properties",
+    "$schema",
+    "$id",
+    "title",
+    "description",
+}
 
 
 @dataclass(frozen=True)
@@ -56,8 +68,11 @@ def _describe(err: jsonschema.ValidationError) -> tuple[str, str, Any]:
     if kw == "additionalProperties":
         return "", "no fields beyond the schema's", err.message
     if kw == "oneOf":
-        return "", "exactly one of 'response' or 'prediction'", "both" if err.instance and all(
-            k in err.instance for k in ("response", "prediction")) else "neither"
+        return (
+            "",
+            "exactly one of 'response' or 'prediction'",
+            "both" if err.instance and all(k in err.instance for k in ("response", "prediction")) else "neither",
+        )
     if kw == "type":
         types = val if isinstance(val, list) else [val]
         return field, "a JSON " + " or ".join(types), _found(err.instance)
@@ -150,8 +165,11 @@ class CompiledSchema:
         if found is None:
             # Structural errors depend only on the key set: check placeholders of those keys.
             probe = {k: obj[k] if k == CONDITION_FIELD else _placeholder for k in keys}
-            found = [SchemaError(*_describe(e), e.validator) for e in self.validator.iter_errors(probe)
-                     if not e.absolute_path]
+            found = [
+                SchemaError(*_describe(e), e.validator)
+                for e in self.validator.iter_errors(probe)
+                if not e.absolute_path
+            ]
             self._memo_struct[skey] = found
         out = list(found)
         memo, rules = self._memo_field, self._projections
@@ -174,8 +192,11 @@ class CompiledSchema:
                 probe = {name: value}
                 if cond is not _MISSING:
                     probe[CONDITION_FIELD] = cond
-                errs = [SchemaError(*_describe(e), e.validator) for e in self._field_validator.iter_errors(probe)
-                        if e.absolute_path and e.absolute_path[0] == name]
+                errs = [
+                    SchemaError(*_describe(e), e.validator)
+                    for e in self._field_validator.iter_errors(probe)
+                    if e.absolute_path and e.absolute_path[0] == name
+                ]
                 memo[fkey] = errs
             if errs:
                 # The memo answers for every value with this projection; say what *this* row holds.

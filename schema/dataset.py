@@ -44,10 +44,12 @@ def _check_columns(table: pa.Table, report: Report, where: str) -> bool:
     expected = layout().arrow_schema
     found = table.schema
     if found.names != expected.names:
-        report.error("columns", where, "", "columns " + ", ".join(expected.names), ", ".join(found.names) or "no columns")
+        report.error(
+            "columns", where, "", "columns " + ", ".join(expected.names), ", ".join(found.names) or "no columns"
+        )
         return False
     ok = True
-    for want, have in zip(expected, found):
+    for want, have in zip(expected, found, strict=True):
         if not have.type.equals(want.type):
             report.error("column-type", where, want.name, f"Arrow type {want.type}", f"{have.type}")
             ok = False
@@ -75,7 +77,13 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
         key = row_key(row)
         per_family[key[0]] += 1
         if key in keys_seen:
-            report.error("duplicate-key", here, "", "each row key once", f"{format_key(key)} again (first at row {keys_seen[key]})")
+            report.error(
+                "duplicate-key",
+                here,
+                "",
+                "each row key once",
+                f"{format_key(key)} again (first at row {keys_seen[key]})",
+            )
             continue
         keys_seen[key] = index
         steps[key[:-1]].add(key[-1])
@@ -87,12 +95,19 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
             if have != full:
                 missing = sorted(full - have)
                 shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
-                report.error("incomplete-sweep", where, "time_step", f"all {lay.time_steps} steps of sweep {format_key(sweep)}",
-                             f"{len(have)} steps; missing {shown}")
+                report.error(
+                    "incomplete-sweep",
+                    where,
+                    "time_step",
+                    f"all {lay.time_steps} steps of sweep {format_key(sweep)}",
+                    f"{len(have)} steps; missing {shown}",
+                )
         for sweep in sorted(set(s for s in steps if s[0] == family) - set(expected), key=str):
             report.error("extra-sweep", where, "", "only the sweeps of the grid", format_key(sweep))
         if per_family[family] != lay.rows_per_family:
-            report.error("row-count", where, "family", f"{lay.rows_per_family:,} rows of {family}", f"{per_family[family]:,}")
+            report.error(
+                "row-count", where, "family", f"{lay.rows_per_family:,} rows of {family}", f"{per_family[family]:,}"
+            )
     return dict(per_family)
 
 
@@ -188,11 +203,18 @@ def validate_dataset(path: str | Path) -> Report:
     if manifest:
         for family, entry in manifest["families"].items():
             if family in hashes and entry.get("content_hash") != hashes[family]:
-                report.error("content-hash", MANIFEST, f"families.{family}.content_hash",
-                             entry.get("content_hash", "?"), hashes[family])
+                report.error(
+                    "content-hash",
+                    MANIFEST,
+                    f"families.{family}.content_hash",
+                    entry.get("content_hash", "?"),
+                    hashes[family],
+                )
         ordered = [hashes[f] for f in manifest["families"] if f in hashes]
         if len(ordered) == len(manifest["families"]) and combined_hash(ordered) != manifest.get("content_hash"):
-            report.error("content-hash", MANIFEST, "content_hash", manifest.get("content_hash", "?"), combined_hash(ordered))
+            report.error(
+                "content-hash", MANIFEST, "content_hash", manifest.get("content_hash", "?"), combined_hash(ordered)
+            )
     missing = [f for f in lay.families if f not in rows]
     if missing:
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))

@@ -36,7 +36,7 @@ def is_hub_spec(spec: str | Path) -> bool:
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """'hub:ORG/NAME@rev' -> ('ORG/NAME', 'rev')."""
-    repo_id, _, revision = spec[len(PREFIX):].partition("@")
+    repo_id, _, revision = spec[len(PREFIX) :].partition("@")
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise UsageError(f"{spec}: expected hub:ORG/NAME or hub:ORG/NAME@REVISION.")
     return repo_id, revision or None
@@ -46,7 +46,10 @@ def fetch_release(spec: str, token: str | None = None) -> Path:
     """Download (or reuse from the cache) the files of a published release; returns the local folder."""
     from huggingface_hub import constants, snapshot_download
     from huggingface_hub.errors import (
-        HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
     )
 
     repo_id, revision = parse_spec(spec)
@@ -55,10 +58,13 @@ def fetch_release(spec: str, token: str | None = None) -> Path:
     except RevisionNotFoundError:
         raise HubError(f"{spec}: the revision {revision!r} does not exist in {repo_id}.") from None
     except RepositoryNotFoundError:
-        raise HubError(f"{spec}: no such dataset repository on {constants.ENDPOINT} (or it is private: "
-                       "set HF_TOKEN).") from None
+        raise HubError(
+            f"{spec}: no such dataset repository on {constants.ENDPOINT} (or it is private: set HF_TOKEN)."
+        ) from None
     except HfHubHTTPError as err:
         raise HubError(f"{spec}: the Hub refused the download ({err.server_message or err}).") from None
     except (LocalEntryNotFoundError, *transport_errors()) as err:
-        raise HubError(f"{spec}: cannot reach {constants.ENDPOINT} and no cached copy exists "
-                       f"({type(err).__name__}). Check the network connection and HF_ENDPOINT.") from None
+        raise HubError(
+            f"{spec}: cannot reach {constants.ENDPOINT} and no cached copy exists "
+            f"({type(err).__name__}). Check the network connection and HF_ENDPOINT."
+        ) from None

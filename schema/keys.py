@@ -33,8 +33,15 @@ def row_key(row: Mapping[str, Any]) -> Key:
 
 def format_key(key: Key | SweepKey) -> str:
     names = ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")
-    return "(" + ", ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}"
-                           for n, v in zip(names, key) if v is not None) + ")"
+    return (
+        "("
+        + ", ".join(
+            f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}"
+            for n, v in zip(names, key, strict=False)
+            if v is not None
+        )
+        + ")"
+    )
 
 
 @cache
@@ -80,9 +87,7 @@ def coverage(keys: set[Key]) -> dict[str, Any]:
     per_family: dict[str, int] = defaultdict(int)
     for key in keys:
         per_family[key[0]] += 1
-    families = {
-        fam: {"rows": per_family.get(fam, 0), "of": lay.rows_per_family} for fam in lay.families
-    }
+    families = {fam: {"rows": per_family.get(fam, 0), "of": lay.rows_per_family} for fam in lay.families}
     presets = {}
     for name in lay.presets:
         wanted = preset_keys(name)

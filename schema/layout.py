@@ -118,9 +118,7 @@ class Layout:
         for q, s in self.preset_base_keys():
             for f in preset.frequencies:
                 phases = (
-                    self.sinusoid_phases_deg
-                    if f in preset.tri_phase_frequencies
-                    else (self.preset_default_phase_deg,)
+                    self.sinusoid_phases_deg if f in preset.tri_phase_frequencies else (self.preset_default_phase_deg,)
                 )
                 for ph in phases:
                     out.append((q, Sweep(SINUSOID, s, float(f), float(ph))))

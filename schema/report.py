@@ -78,8 +78,10 @@ class Report:
             "num_warnings": len(self.warnings),
             "summary": self.summary,
             "problems": [
-                {**{k: g[k] for k in ("severity", "code", "field", "expected", "count")},
-                 "examples": [{"where": p.where, "found": p.found} for p in g["instances"][:max_examples]]}
+                {
+                    **{k: g[k] for k in ("severity", "code", "field", "expected", "count")},
+                    "examples": [{"where": p.where, "found": p.found} for p in g["instances"][:max_examples]],
+                }
                 for g in self.groups()
             ],
         }

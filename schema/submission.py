@@ -50,27 +50,41 @@ def _decode(raw: bytes, lineno: int, report: Report) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        report.error("encoding", f"line {lineno}", "", "UTF-8 text",
-                     f"byte 0x{raw[err.start]:02x} at column {err.start + 1}")
+        report.error(
+            "encoding", f"line {lineno}", "", "UTF-8 text", f"byte 0x{raw[err.start]:02x} at column {err.start + 1}"
+        )
         return _BAD
     try:
         return _DECODER.decode(text)
     except ValueError as err:
         if "is not valid JSON" in str(err):
-            report.error("non-finite", f"line {lineno}", "", "finite numbers (use null for no answer)",
-                         str(err).split(" is not")[0])
+            report.error(
+                "non-finite",
+                f"line {lineno}",
+                "",
+                "finite numbers (use null for no answer)",
+                str(err).split(" is not")[0],
+            )
         else:
             snippet = text.strip()
             snippet = snippet if len(snippet) <= 40 else snippet[:37] + "..."
-            report.error("json", f"line {lineno}", "", "one JSON object", f"{err.msg} at column {err.colno}: {snippet!r}")
+            report.error(
+                "json", f"line {lineno}", "", "one JSON object", f"{err.msg} at column {err.colno}: {snippet!r}"
+            )
         return _BAD
 
 
 _BAD = object()
 # One decoder for the whole file; NaN and Infinity literals are not JSON and get a clear error.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-_KIND = {list: "a JSON array", str: "a JSON string", int: "a JSON number", float: "a JSON number",
-         bool: "a JSON boolean", type(None): "null"}
+_KIND = {
+    list: "a JSON array",
+    str: "a JSON string",
+    int: "a JSON number",
+    float: "a JSON number",
+    bool: "a JSON boolean",
+    type(None): "null",
+}
 
 
 def read_submission(path: str | Path) -> Submission:
@@ -114,23 +128,38 @@ def read_submission(path: str | Path) -> Submission:
         for e in errors:
             report.error("schema", f"line {lineno}", e.field, e.expected, e.found)
         for extra in sorted(set(obj) - known_fields):
-            report.warning("unknown-field", f"line {lineno}", extra, "only the fields of predictions.schema.json", "an extra field (ignored)")
+            report.warning(
+                "unknown-field",
+                f"line {lineno}",
+                extra,
+                "only the fields of predictions.schema.json",
+                "an extra field (ignored)",
+            )
         if errors:
             continue
         key = row_key(obj)
         if key not in universe:
-            report.error("unknown-key", f"line {lineno}", "", "the key of a row of the canonical split", format_key(key))
+            report.error(
+                "unknown-key", f"line {lineno}", "", "the key of a row of the canonical split", format_key(key)
+            )
             continue
         if key in first_line:
-            report.error("duplicate-key", f"line {lineno}", "", "each row key once",
-                         f"{format_key(key)} again (first on line {first_line[key]})")
+            report.error(
+                "duplicate-key",
+                f"line {lineno}",
+                "",
+                "each row key once",
+                f"{format_key(key)} again (first on line {first_line[key]})",
+            )
             continue
         first_line[key] = lineno
         if "model" in obj:
             models.setdefault(obj["model"], lineno)
         has_response = "response" in obj
         value = obj.get("prediction")
-        sub.predictions.append(Prediction(key, lineno, obj.get("response"), None if value is None else float(value), has_response))
+        sub.predictions.append(
+            Prediction(key, lineno, obj.get("response"), None if value is None else float(value), has_response)
+        )
 
     if len(models) > 1:
         names = ", ".join(f"{m!r} (first on line {n})" for m, n in models.items())
@@ -138,7 +167,10 @@ def read_submission(path: str | Path) -> Submission:
     sub.model = next(iter(models), None)
     cov = coverage(set(first_line))
     report.summary.update(
-        lines=len(lines), predictions=len(sub.predictions), model=sub.model, coverage=cov,
+        lines=len(lines),
+        predictions=len(sub.predictions),
+        model=sub.model,
+        coverage=cov,
         text=_coverage_text(cov),
     )
     return sub

@@ -32,7 +32,9 @@ def test_two_builds_have_the_same_content_hash(built, tmp_path):
     again = build_release(list(FAMILIES.values()), tmp_path / "again")
     assert again.manifest["content_hash"] == _manifest(built)["content_hash"]
     for name in FAMILIES:
-        assert (tmp_path / "again/data" / f"{name}.parquet").read_bytes() == (built / "data" / f"{name}.parquet").read_bytes()
+        assert (tmp_path / "again/data" / f"{name}.parquet").read_bytes() == (
+            built / "data" / f"{name}.parquet"
+        ).read_bytes()
     assert (tmp_path / "again/README.md").read_text() == (built / "README.md").read_text()
 
 
@@ -59,8 +61,10 @@ def test_committed_card_is_the_card_of_the_committed_manifest():
 def test_content_hash_does_not_depend_on_the_file_format(built, tmp_path):
     result = build_release([get_family("ratio_saturation")], tmp_path / "j", fmt="jsonl")
     parquet_manifest = _manifest(built)
-    assert result.manifest["families"]["ratio_saturation"]["content_hash"] == \
-        parquet_manifest["families"]["ratio_saturation"]["content_hash"]
+    assert (
+        result.manifest["families"]["ratio_saturation"]["content_hash"]
+        == parquet_manifest["families"]["ratio_saturation"]["content_hash"]
+    )
     lines = (tmp_path / "j/data/ratio_saturation.jsonl").read_text().splitlines()
     assert len(lines) == 9_408
     assert list(json.loads(lines[-1])) == list(pa.schema(pq.read_schema(built / "data/ratio_saturation.parquet")).names)
@@ -137,11 +141,16 @@ def test_cli_refuses_to_replace_a_folder_that_is_not_a_release(tmp_path):
     (target / "notes.txt").write_text("keep me")
     result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(target)])
     assert result.exit_code == 2
-    assert f"Error: --out {target}: the folder is not empty and is not a MathBode release (no MANIFEST.json)" in result.output
+    assert (
+        f"Error: --out {target}: the folder is not empty and is not a MathBode release (no MANIFEST.json)"
+        in result.output
+    )
     assert (target / "notes.txt").read_text() == "keep me"
 
 
-@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux sysfs: a folder nobody may write in, root included")
+@pytest.mark.skipif(
+    not Path("/sys/kernel").is_dir(), reason="needs Linux sysfs: a folder nobody may write in, root included"
+)
 def test_cli_unwritable_parent_exits_2():
     result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", "/sys/mathbode-dist"])
     assert result.exit_code == 2
@@ -157,8 +166,12 @@ def test_cli_missing_parent_exits_2(tmp_path):
 
 def test_installed_command_builds_and_reports(tmp_path):
     exe = Path(sys.executable).with_name("mathbode-build")
-    proc = subprocess.run([str(exe), "--families", "linear_system", "--out", str(tmp_path / "d")],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [str(exe), "--families", "linear_system", "--out", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Wrote 9,408 rows of 1 families to")
     assert "linear_system: 9,408 rows in" in proc.stderr

@@ -26,8 +26,13 @@ def test_card_parses_and_its_numbers_are_the_files_numbers():
         paths = config["data_files"][0]["path"]
         tables = [pq.read_table(COMMITTED_DIST / p) for p in paths]
         info = infos[name]
-        assert info["splits"] == [{"name": "train", "num_examples": sum(t.num_rows for t in tables),
-                                   "num_bytes": sum(t.nbytes for t in tables)}]
+        assert info["splits"] == [
+            {
+                "name": "train",
+                "num_examples": sum(t.num_rows for t in tables),
+                "num_bytes": sum(t.nbytes for t in tables),
+            }
+        ]
         assert info["download_size"] == sum((COMMITTED_DIST / p).stat().st_size for p in paths)
         assert info["dataset_size"] == info["splits"][0]["num_bytes"]
         assert [f["name"] for f in info["features"]] == list(layout().column_names)

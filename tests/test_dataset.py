@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 from collections import Counter
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -75,7 +75,16 @@ def test_columns_names_order_and_types(tables, family):
     schema = tables[family].schema
     assert schema.names == list(LAY.column_names)
     assert [str(t) for t in schema.types] == [
-        "string", "int64", "string", "double", "double", "double", "int64", "double", "string", "double",
+        "string",
+        "int64",
+        "string",
+        "double",
+        "double",
+        "double",
+        "int64",
+        "double",
+        "string",
+        "double",
     ]
 
 
@@ -90,7 +99,16 @@ def test_null_pattern_per_signal_type(tables, family):
             assert 1.0 <= f <= 16.0 and ph is None
         else:
             assert kind == "step" and f is None and ph is None
-    for column in ["family", "question_id", "signal_type", "amplitude_scale", "time_step", "p_value", "prompt", "ground_truth"]:
+    for column in [
+        "family",
+        "question_id",
+        "signal_type",
+        "amplitude_scale",
+        "time_step",
+        "p_value",
+        "prompt",
+        "ground_truth",
+    ]:
         assert tables[family].column(column).null_count == 0
 
 
@@ -100,9 +118,16 @@ def test_row_key_is_unique_and_sweeps_are_complete(tables, family):
     keys = [tuple(r.values()) for r in rows]
     assert len(set(keys)) == len(keys)
     # Chirp and step sweeps are identified without frequency and phase: still 64 steps each.
-    sweeps = Counter((r["question_id"], r["signal_type"], r["amplitude_scale"],
-                      r["frequency_cycles"] if r["signal_type"] == "sinusoid" else None,
-                      r["phase_deg"]) for r in rows)
+    sweeps = Counter(
+        (
+            r["question_id"],
+            r["signal_type"],
+            r["amplitude_scale"],
+            r["frequency_cycles"] if r["signal_type"] == "sinusoid" else None,
+            r["phase_deg"],
+        )
+        for r in rows
+    )
     assert len(sweeps) == 3 * 49 and set(sweeps.values()) == {64}
 
 
@@ -138,8 +163,9 @@ def test_every_sweep_swings_at_least_1e_3(tables, family):
     # The six-decimal answer format must resolve every sweep's amplitude to better than 0.1%.
     df = tables[family].to_pandas()
     df.loc[df["signal_type"] != "sinusoid", "frequency_cycles"] = np.nan  # a chirp's frequency varies per step
-    sweeps = df.groupby(["question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg"],
-                        dropna=False)["ground_truth"]
+    sweeps = df.groupby(
+        ["question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg"], dropna=False
+    )["ground_truth"]
     half_swing = (sweeps.max() - sweeps.min()) / 2
     assert half_swing.min() >= 1e-3
     assert np.isfinite(df["ground_truth"]).all()

@@ -16,8 +16,16 @@ def test_rows_per_family_and_total_match_the_paper():
 
 def test_columns_in_contract_order():
     assert layout().column_names == (
-        "family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles",
-        "phase_deg", "time_step", "p_value", "prompt", "ground_truth",
+        "family",
+        "question_id",
+        "signal_type",
+        "amplitude_scale",
+        "frequency_cycles",
+        "phase_deg",
+        "time_step",
+        "p_value",
+        "prompt",
+        "ground_truth",
     )
 
 
@@ -41,5 +49,8 @@ def test_mvp_plus_uses_three_phases_only_mid_band():
 
 
 def test_unknown_preset_names_close_matches():
-    with pytest.raises(UnknownNameError, match=r"Unknown preset 'SMOK'\. Did you mean 'SMOKE'\? Available: SMOKE, MVP, MVP_PLUS, FULL\."):
+    with pytest.raises(
+        UnknownNameError,
+        match=r"Unknown preset 'SMOK'\. Did you mean 'SMOKE'\? Available: SMOKE, MVP, MVP_PLUS, FULL\.",
+    ):
         layout().preset("SMOK")

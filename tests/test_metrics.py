@@ -93,10 +93,22 @@ def test_phase_error_wraps_to_minus_pi_pi():
 
 def test_family_scores_follow_the_formulas():
     rows = []
-    for f, gain, phase, r2, acf, comp in [(4, 0.9, -9.0, 0.8, 0.2, 1.0), (8, 0.8, -27.0, 0.6, -0.4, 0.5),
-                                         (16, 0.1, -90, 0.1, 0.9, 0.0)]:
-        rows.append({"family": "linear_solve", "frequency_cycles": float(f), "gain": gain, "phase_err_deg": phase,
-                     "r2": r2, "res_acf1": acf, "compliance": comp})
+    for f, gain, phase, r2, acf, comp in [
+        (4, 0.9, -9.0, 0.8, 0.2, 1.0),
+        (8, 0.8, -27.0, 0.6, -0.4, 0.5),
+        (16, 0.1, -90, 0.1, 0.9, 0.0),
+    ]:
+        rows.append(
+            {
+                "family": "linear_solve",
+                "frequency_cycles": float(f),
+                "gain": gain,
+                "phase_err_deg": phase,
+                "r2": r2,
+                "res_acf1": acf,
+                "compliance": comp,
+            }
+        )
     s = family_scores(pd.DataFrame(rows), ScoreConfig())["linear_solve"]
     gain_err = (0.1 + 0.2) / 2
     phase_err = (9 + 27) / 2
@@ -111,8 +123,14 @@ def test_family_scores_follow_the_formulas():
 
 
 def test_frequency_summary_means_skip_nan():
-    sweeps = pd.DataFrame({"family": ["a", "a", "a"], "frequency_cycles": [4.0, 4.0, 8.0],
-                           "gain": [1.0, np.nan, 0.5], "compliance": [1.0, 0.0, 1.0]})
+    sweeps = pd.DataFrame(
+        {
+            "family": ["a", "a", "a"],
+            "frequency_cycles": [4.0, 4.0, 8.0],
+            "gain": [1.0, np.nan, 0.5],
+            "compliance": [1.0, 0.0, 1.0],
+        }
+    )
     summary = frequency_summary(sweeps)
     assert summary["gain"].tolist() == [1.0, 0.5]
     assert summary["compliance"].tolist() == [0.5, 1.0]

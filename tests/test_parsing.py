@@ -64,8 +64,18 @@ def test_none_and_empty_are_non_compliant():
     assert math.isnan(parse_response(None)) and math.isnan(parse_response(""))
 
 
-@pytest.mark.parametrize("value, expected", [(1.23456789, 1.234567), (-1.23456789, -1.234567), (1e-7, 0.0),
-                                             (2.0, 2.0), (1e20, 1e20), (float("inf"), None), (float("nan"), None)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (1.23456789, 1.234567),
+        (-1.23456789, -1.234567),
+        (1e-7, 0.0),
+        (2.0, 2.0),
+        (1e20, 1e20),
+        (float("inf"), None),
+        (float("nan"), None),
+    ],
+)
 def test_prediction_numbers_are_truncated_too(value, expected):
     got = truncate(value)
     assert math.isnan(got) if expected is None else got == expected

@@ -27,8 +27,11 @@ def test_schema_enums_match_the_layout(name):
     assert props["question_id"]["enum"] == list(LAY.question_ids)
     assert props["time_step"]["maximum"] == LAY.time_steps - 1
     assert props["signal_type"]["enum"] == ["sinusoid", "chirp", "step"]
-    sinusoid = next(c["then"]["properties"] for c in load_schema(name)["allOf"]
-                    if c["if"]["properties"]["signal_type"].get("const") == "sinusoid")
+    sinusoid = next(
+        c["then"]["properties"]
+        for c in load_schema(name)["allOf"]
+        if c["if"]["properties"]["signal_type"].get("const") == "sinusoid"
+    )
     assert sinusoid["frequency_cycles"]["enum"] == list(LAY.sinusoid_frequencies)
     assert sinusoid["phase_deg"]["enum"] == list(LAY.sinusoid_phases_deg)
     assert set(props["amplitude_scale"]["enum"]) == set(LAY.sinusoid_amplitudes) | set(LAY.chirp_amplitudes)
@@ -52,22 +55,49 @@ def test_unrecognised_schema_shapes_fall_back_to_plain_validation():
 
 
 _values = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 70), st.sampled_from([0.5, 1.0, 2.5, 4.0, 120.0, 3.5, 16.0, 17.0]),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 70),
+    st.sampled_from([0.5, 1.0, 2.5, 4.0, 120.0, 3.5, 16.0, 17.0]),
     st.sampled_from(["", "x", "sinusoid", "chirp", "step", "linear_solve", "4", "nope"]),
     st.lists(st.integers(), max_size=2),
 )
-_fields = st.sampled_from([
-    "family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg",
-    "time_step", "response", "prediction", "model", "p_value", "prompt", "ground_truth", "extra",
-])
+_fields = st.sampled_from(
+    [
+        "family",
+        "question_id",
+        "signal_type",
+        "amplitude_scale",
+        "frequency_cycles",
+        "phase_deg",
+        "time_step",
+        "response",
+        "prediction",
+        "model",
+        "p_value",
+        "prompt",
+        "ground_truth",
+        "extra",
+    ]
+)
 _valid_row = {
-    "family": "linear_solve", "question_id": 0, "signal_type": "sinusoid", "amplitude_scale": 0.5,
-    "frequency_cycles": 4.0, "phase_deg": 0.0, "time_step": 3, "p_value": 3.1, "prompt": "q", "ground_truth": 1.0,
+    "family": "linear_solve",
+    "question_id": 0,
+    "signal_type": "sinusoid",
+    "amplitude_scale": 0.5,
+    "frequency_cycles": 4.0,
+    "phase_deg": 0.0,
+    "time_step": 3,
+    "p_value": 3.1,
+    "prompt": "q",
+    "ground_truth": 1.0,
 }
 _valid_prediction = {**{k: _valid_row[k] for k in LAY.key}, "response": "[answer_start] 1.000000 [answer_end]"}
 
 
-@pytest.mark.parametrize("name, base", [("row.schema.json", _valid_row), ("predictions.schema.json", _valid_prediction)])
+@pytest.mark.parametrize(
+    "name, base", [("row.schema.json", _valid_row), ("predictions.schema.json", _valid_prediction)]
+)
 @given(edits=st.lists(st.tuples(_fields, st.one_of(st.just("<delete>"), _values)), max_size=4))
 @settings(max_examples=300, deadline=None)
 def test_fast_path_reports_exactly_what_jsonschema_reports(name, base, edits):

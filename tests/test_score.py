@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -49,7 +48,9 @@ def _sinusoid_sweeps(rows):
     sweeps: dict[tuple, list[dict]] = {}
     for r in rows:
         if r["signal_type"] == "sinusoid":
-            sweeps.setdefault((r["family"], r["question_id"], r["amplitude_scale"], r["frequency_cycles"], r["phase_deg"]), []).append(r)
+            sweeps.setdefault(
+                (r["family"], r["question_id"], r["amplitude_scale"], r["frequency_cycles"], r["phase_deg"]), []
+            ).append(r)
     return sweeps
 
 
@@ -74,7 +75,7 @@ def test_one_step_delay_shows_the_phase_lag_of_one_step(reference, all_rows, tmp
     lines = []
     for sweep in _sinusoid_sweeps(all_rows).values():
         sweep.sort(key=lambda r: r["time_step"])
-        for prev, row in zip([None] + sweep[:-1], sweep):
+        for prev, row in zip([None] + sweep[:-1], sweep, strict=True):
             lines.append({**key_fields(row), "prediction": None if prev is None else prev["ground_truth"]})
     r = _score_lines(lines, reference, tmp_path, "delay")
     expected = -360 * r.summary["frequency_cycles"] / 64
@@ -111,14 +112,27 @@ def test_missing_rows_in_a_preset_count_as_non_compliant(reference, tmp_path):
 
 def test_report_files_exist_and_agree(baseline_result, tmp_path):
     out = write_report([baseline_result], tmp_path / "rep")
-    assert sorted(p.name for p in out.iterdir()) == ["bode.png", "frequency_summary.csv", "report.md", "scores.json", "sweeps.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "bode.png",
+        "frequency_summary.csv",
+        "report.md",
+        "scores.json",
+        "sweeps.csv",
+    ]
     scores = json.loads((out / "scores.json").read_text())
     assert scores["method"] == "paper" and scores["preset"] == "ALL"
     assert set(scores["overall"]) == {"mb_core", "mb_plus", "num_families"}
     assert list(scores["families"]) == list(LAY.families)
     for fam in scores["families"].values():
-        assert set(fam) == {"mb_core", "mb_plus", "gain_abs_err_mid", "phase_abs_deg_mid", "r2_mean",
-                            "acf1_abs_mean", "compliance_mean"}
+        assert set(fam) == {
+            "mb_core",
+            "mb_plus",
+            "gain_abs_err_mid",
+            "phase_abs_deg_mid",
+            "r2_mean",
+            "acf1_abs_mean",
+            "compliance_mean",
+        }
     sweeps = pd.read_csv(out / "sweeps.csv")
     summary = pd.read_csv(out / "frequency_summary.csv")
     assert len(sweeps) == 675 and len(summary) == 25
@@ -191,7 +205,9 @@ def test_score_command_with_two_files_writes_a_leaderboard(tmp_path, reference):
     write_jsonl(tmp_path / "exact.jsonl", baseline_lines(rows))
     write_jsonl(tmp_path / "zero.jsonl", ({**key_fields(r), "prediction": 0.0} for r in rows))
     out = tmp_path / "rep"
-    result = CliRunner().invoke(score_cli, [str(tmp_path / "zero.jsonl"), str(tmp_path / "exact.jsonl"), "--out", str(out)])
+    result = CliRunner().invoke(
+        score_cli, [str(tmp_path / "zero.jsonl"), str(tmp_path / "exact.jsonl"), "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     board = list(csv.DictReader((out / "leaderboard.csv").open()))
     assert [b["label"] for b in board] == ["exact", "zero"]
@@ -204,7 +220,9 @@ def test_score_command_with_two_files_writes_a_leaderboard(tmp_path, reference):
 
 def test_score_command_json_output(tmp_path, reference):
     write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference, "SMOKE")))
-    result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r"), "--json", "--no-plots"])
+    result = CliRunner().invoke(
+        score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r"), "--json", "--no-plots"]
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
     assert doc[0]["preset"] == "SMOKE" and doc[0]["overall"]["num_families"] == 5

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from mathbode.builder import signals
 
 T = 64
-decimals_ = st.decimals(min_value=Decimal("-50"), max_value=Decimal("50"), places=3, allow_nan=False, allow_infinity=False)
+decimals_ = st.decimals(
+    min_value=Decimal("-50"), max_value=Decimal("50"), places=3, allow_nan=False, allow_infinity=False
+)
 
 
 @given(
@@ -31,7 +33,7 @@ def test_sinusoid_stays_in_swing_and_range(p0, eps, scale, f, phase, half_width)
     assert all(p0 - swing <= v <= p0 + swing for v in values)
     # Clipping: a value differs from the unclipped one only where it sits on a bound.
     with localcontext(prec=40):  # the drive's working precision
-        for u, v in zip(unit, values):
+        for u, v in zip(unit, values, strict=True):
             raw = p0 + swing * u
             assert v == raw or v in (lo, hi)
 
@@ -74,8 +76,12 @@ def test_step_switches_once(scale, switch):
     assert values == [p0 - swing] * switch + [p0 + swing] * (T - switch)
 
 
-@given(values=st.lists(st.decimals(min_value=-100, max_value=100, allow_nan=False, allow_infinity=False), min_size=1, max_size=20))
+@given(
+    values=st.lists(
+        st.decimals(min_value=-100, max_value=100, allow_nan=False, allow_infinity=False), min_size=1, max_size=20
+    )
+)
 def test_quantize_keeps_fixed_decimals(values):
-    for v, q in zip(values, signals.quantize(values, 3)):
+    for v, q in zip(values, signals.quantize(values, 3), strict=True):
         assert q.as_tuple().exponent == -3
         assert abs(q - v) <= Decimal("0.0005")

@@ -40,8 +40,10 @@ def _write(path: Path, objs: list, raw_lines: list[str] | None = None) -> Path:
 @pytest.fixture
 def sub_file(tables, tmp_path):
     """A valid submission of one family, 64 lines (one sweep) per default."""
+
     def make(rows: int = 64, family: str = "linear_solve", **extra):
         return _write(tmp_path / "pred.jsonl", _lines(tables[family].slice(0, rows), **extra))
+
     return make
 
 
@@ -75,8 +77,10 @@ def test_a_missing_row_is_an_incomplete_sweep_and_a_wrong_count(tables, tmp_path
     report = validate_dataset(path)
     text = report.format_text()
     assert _codes(report) == {"incomplete-sweep", "row-count"}
-    assert ("all 64 steps of sweep (family=linear_solve, question_id=0, signal_type=sinusoid, "
-            "amplitude_scale=0.5, frequency_cycles=1, phase_deg=0)") in text
+    assert (
+        "all 64 steps of sweep (family=linear_solve, question_id=0, signal_type=sinusoid, "
+        "amplitude_scale=0.5, frequency_cycles=1, phase_deg=0)"
+    ) in text
     assert "ls.parquet: found 63 steps; missing 5" in text
     assert "expected 9,408 rows of linear_solve" in text and "found 9,407" in text
 
@@ -172,10 +176,17 @@ def test_valid_submission_reports_coverage(sub_file):
 def test_a_smoke_submission_covers_smoke_completely(tables, tmp_path):
     wanted = preset_keys("SMOKE")
     objs = []
-    for family, table in tables.items():
+    for table in tables.values():
         for line in _lines(table):
-            key = (line["family"], line["question_id"], line["signal_type"], line["amplitude_scale"],
-                   line["frequency_cycles"], line["phase_deg"], line["time_step"])
+            key = (
+                line["family"],
+                line["question_id"],
+                line["signal_type"],
+                line["amplitude_scale"],
+                line["frequency_cycles"],
+                line["phase_deg"],
+                line["time_step"],
+            )
             if key in wanted:
                 objs.append(line)
     assert len(objs) == 5 * 2 * 2 * 64
@@ -194,10 +205,34 @@ def test_chirp_and_step_keys_ignore_frequency_and_phase(tables, tmp_path):
 
 GOLDEN = [
     ("empty file", [""], [("empty", "file", "", "one JSON object per line", "an empty file")]),
-    ("not json", ['{"family": \n'], [("json", "line 1", "", "one JSON object", "Expecting value at column 12: '{\"family\":'")]),
-    ("array", ['[{"family": "linear_solve"}]\n'], [("not-object", "line 1", "", "a JSON object (JSON Lines: one object per line, not one array)", "a JSON array")]),
-    ("nan literal", ['{"prediction": NaN}\n'], [("non-finite", "line 1", "", "finite numbers (use null for no answer)", "NaN")]),
-    ("infinity literal", ['{"prediction": -Infinity}\n'], [("non-finite", "line 1", "", "finite numbers (use null for no answer)", "-Infinity")]),
+    (
+        "not json",
+        ['{"family": \n'],
+        [("json", "line 1", "", "one JSON object", "Expecting value at column 12: '{\"family\":'")],
+    ),
+    (
+        "array",
+        ['[{"family": "linear_solve"}]\n'],
+        [
+            (
+                "not-object",
+                "line 1",
+                "",
+                "a JSON object (JSON Lines: one object per line, not one array)",
+                "a JSON array",
+            )
+        ],
+    ),
+    (
+        "nan literal",
+        ['{"prediction": NaN}\n'],
+        [("non-finite", "line 1", "", "finite numbers (use null for no answer)", "NaN")],
+    ),
+    (
+        "infinity literal",
+        ['{"prediction": -Infinity}\n'],
+        [("non-finite", "line 1", "", "finite numbers (use null for no answer)", "-Infinity")],
+    ),
 ]
 
 
@@ -234,8 +269,12 @@ def test_unknown_and_duplicate_keys_and_mixed_models(tables, tmp_path):
     objs += [dup, ghost, dict(objs[1], time_step=5, model="b", temperature=0)]
     report = validate_submission(_write(tmp_path / "s.jsonl", objs))
     got = [(p.code, p.where, p.found) for p in report.errors]
-    assert ("duplicate-key", "line 3", "(family=linear_solve, question_id=0, signal_type=sinusoid, amplitude_scale=0.5, "
-            "frequency_cycles=1, phase_deg=0, time_step=0) again (first on line 1)") in got
+    assert (
+        "duplicate-key",
+        "line 3",
+        "(family=linear_solve, question_id=0, signal_type=sinusoid, amplitude_scale=0.5, "
+        "frequency_cycles=1, phase_deg=0, time_step=0) again (first on line 1)",
+    ) in got
     assert ("schema", "line 4", "3.0") in got
     assert ("model", "file", "'a' (first on line 1), 'b' (first on line 5)") in got
     assert [(p.code, p.field) for p in report.warnings] == [("unknown-field", "temperature")]
@@ -269,7 +308,11 @@ def test_cli_exit_codes_and_json(sub_file, tmp_path):
     doc = json.loads(result.output)
     assert doc["valid"] is False
     assert doc["reports"][0]["problems"][0] == {
-        "severity": "error", "code": "json", "field": "", "expected": "one JSON object", "count": 1,
+        "severity": "error",
+        "code": "json",
+        "field": "",
+        "expected": "one JSON object",
+        "count": 1,
         "examples": [{"where": "line 1", "found": "Expecting value at column 1: 'nope'"}],
     }
     result = CliRunner().invoke(validate_cli, [str(tmp_path / "missing")])
@@ -286,5 +329,6 @@ def test_a_jsonl_release_validates_as_a_partial_dataset(tmp_path):
     report = validate_path(tmp_path / "rel")
     assert report.valid
     assert [(p.code, p.found) for p in report.warnings] == [
-        ("partial", "missing ratio_saturation, exponential_interest, linear_system, similar_triangles")]
+        ("partial", "missing ratio_saturation, exponential_interest, linear_system, similar_triangles")
+    ]
     assert validate_path(tmp_path / "rel/data/linear_solve.jsonl").kind == "dataset"

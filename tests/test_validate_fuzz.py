@@ -28,7 +28,11 @@ def broken_submission(draw, lines: list[bytes]) -> bytes:
     lines = list(lines)
     i = draw(st.integers(0, len(lines) - 1))
     obj = json.loads(lines[i])
-    kind = draw(st.sampled_from(["drop-field", "wrong-type", "out-of-range", "duplicate", "garbage", "truncate", "nan", "bad-family"]))
+    kind = draw(
+        st.sampled_from(
+            ["drop-field", "wrong-type", "out-of-range", "duplicate", "garbage", "truncate", "nan", "bad-family"]
+        )
+    )
     if kind == "drop-field":
         del obj[draw(st.sampled_from(KEY + ["prediction"]))]
     elif kind == "wrong-type":
@@ -86,10 +90,19 @@ def broken_table(draw, table: pa.Table) -> pa.Table | bytes:
     if kind == "dup-row":
         return pa.concat_tables([table, table.slice(i, 1)])
     if kind == "bad-cell":
-        column, value = draw(st.sampled_from([
-            ("family", "nope"), ("question_id", 3), ("signal_type", "square"), ("amplitude_scale", 0.7),
-            ("time_step", 64), ("ground_truth", float("inf")), ("prompt", ""),
-        ]))
+        column, value = draw(
+            st.sampled_from(
+                [
+                    ("family", "nope"),
+                    ("question_id", 3),
+                    ("signal_type", "square"),
+                    ("amplitude_scale", 0.7),
+                    ("time_step", 64),
+                    ("ground_truth", float("inf")),
+                    ("prompt", ""),
+                ]
+            )
+        )
         values = table.column(column).to_pylist()
         values[i] = value
         idx = table.schema.get_field_index(column)

@@ -60,12 +60,12 @@ class RationalFunction:
         top = bottom = 0
         deg_top, deg_bottom = len(self.numerator) - 1, len(self.denominator) - 1
         for i, c in enumerate(self.numerator):
-            top += c * n ** (deg_top - i) * d ** i
+            top += c * n ** (deg_top - i) * d**i
         for i, c in enumerate(self.denominator):
-            bottom += c * n ** (deg_bottom - i) * d ** i
+            bottom += c * n ** (deg_bottom - i) * d**i
         # N(n/d) = top / d^deg_top and D(n/d) = bottom / d^deg_bottom.
-        top *= self.scale.numerator * d ** deg_bottom
-        bottom *= self.scale.denominator * d ** deg_top
+        top *= self.scale.numerator * d**deg_bottom
+        bottom *= self.scale.denominator * d**deg_top
         if bottom == 0:
             raise ZeroDivisionError(f"the answer has a pole at p = {p}")
         return top, bottom

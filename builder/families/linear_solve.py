@@ -24,7 +24,6 @@ FAMILY = Family(
         Variant({"b": "12", "c": "30"}),
     ),
     template=(
-        "Solve the linear equation a*x + b = c for x, where a = {p}, b = {b} and c = {c}. "
-        "What is the value of x?"
+        "Solve the linear equation a*x + b = c for x, where a = {p}, b = {b} and c = {c}. What is the value of x?"
     ),
 )

@@ -25,9 +25,6 @@ FAMILY = Family(
         Variant({"b": "3", "c": "2", "d": "8", "e": "20", "f": "6"}),
     ),
     template=(
-        "Solve the system of linear equations\n"
-        "  {p}*x + {b}*y = {e}\n"
-        "  {c}*x + {d}*y = {f}\n"
-        "What is the value of x?"
+        "Solve the system of linear equations\n  {p}*x + {b}*y = {e}\n  {c}*x + {d}*y = {f}\nWhat is the value of x?"
     ),
 )
