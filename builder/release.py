@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mathbode.schema.atomic import atomic_folder, check_replaceable
+from mathbode.schema.dataset import CARD, MANIFEST
 from mathbode.schema.errors import UsageError
 from mathbode.schema.hashing import combined_hash, content_hash, file_sha256
 
@@ -25,8 +26,6 @@ from .rows import family_table
 from .version import __version__
 
 FORMATS = ("parquet", "jsonl")
-MANIFEST = "MANIFEST.json"
-CARD = "README.md"
 
 
 def data_path(family: str, fmt: str) -> str:

@@ -12,8 +12,10 @@ import re
 from decimal import ROUND_DOWN, Context, Decimal
 from fractions import Fraction
 
-START, END = "[answer_start]", "[answer_end]"
-DECIMALS = 6
+from mathbode.schema.layout import layout
+
+_FORMAT = layout()
+START, END, DECIMALS = _FORMAT.answer_start, _FORMAT.answer_end, _FORMAT.answer_decimals
 _QUANTUM = Decimal(1).scaleb(-DECIMALS)
 
 # A plain decimal literal: optional ASCII sign, ASCII digits, optional point: `5`, `-5.25`, `.5`,
