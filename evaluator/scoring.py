@@ -48,6 +48,11 @@ class Scored:
         }
 
 
+def _sinusoid_row(key: tuple) -> tuple:
+    """A sinusoid row key without its signal type: (family, q, amplitude, frequency, phase, t)."""
+    return (key[0], key[1], *key[3:])
+
+
 def answer_value(p: Prediction) -> float:
     """The number a line contributes: its parsed response, or its prediction truncated to six decimals."""
     if p.has_response:
@@ -90,58 +95,43 @@ def score(
     """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers."""
     lay = layout()
     T = lay.time_steps
-    answers = {p.key: answer_value(p) for p in predictions if p.key[2] == SINUSOID}
+    # Sinusoid answers by (family, question_id, amplitude_scale, frequency_cycles, phase_deg, time_step).
+    answers = {_sinusoid_row(p.key): answer_value(p) for p in predictions if p.key[2] == SINUSOID}
     families = [f for f in lay.families if any(k[0] == f for k in answers)]
-    touched = {(k[0], k[1], k[3], k[4], k[5]) for k in answers}
+    touched = {k[:-1] for k in answers}
     if preset:
-        in_scope = preset_sweeps(preset, families)
-        name = preset.upper()
+        in_scope, preset_name = preset_sweeps(preset, families), preset.upper()
     else:
-        in_scope, name = touched, detect_preset(touched, families)
+        in_scope, preset_name = touched, detect_preset(touched, families)
 
-    ref = reference.select(
-        [
-            "family",
-            "question_id",
-            "signal_type",
-            "amplitude_scale",
-            "frequency_cycles",
-            "phase_deg",
-            "time_step",
-            "ground_truth",
-        ]
-    ).to_pydict()
-    # Plain Python columns: per-row dictionary lookups are much faster than on Arrow-backed pandas.
-    cols = [ref[c] for c in ("family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")]
-    picked = [
-        i
-        for i, (f, q, s, fr, ph, _) in enumerate(zip(*cols, strict=True))
-        if ref["signal_type"][i] == SINUSOID and (f, q, s, fr, ph) in in_scope
+    # Plain Python columns: per-row lookups are much faster than on Arrow-backed pandas.
+    ref = reference.select([*lay.key, "ground_truth"]).to_pydict()
+    keys = zip(*(ref[c] for c in (*SWEEP_KEY, "time_step")), strict=True)
+    rows = [
+        (key, truth)
+        for key, kind, truth in zip(keys, ref["signal_type"], ref["ground_truth"], strict=True)
+        if kind == SINUSOID and key[:-1] in in_scope
     ]
     # Canonical sweep order (families in layout order), each sweep's steps in time order.
     rank = {f: n for n, f in enumerate(lay.families)}
-    picked.sort(key=lambda i: (rank[cols[0][i]], cols[1][i], cols[2][i], cols[3][i], cols[4][i], cols[5][i]))
-    y = np.array(
-        [
-            answers.get((cols[0][i], cols[1][i], SINUSOID, cols[2][i], cols[3][i], cols[4][i], cols[5][i]), math.nan)
-            for i in picked
-        ],
-        dtype=float,
-    )
-    truth = np.array([ref["ground_truth"][i] for i in picked], dtype=float)
-    n_sweeps = len(picked) // T
-    sweep_keys = pd.DataFrame({name: [cols[j][i] for i in picked[::T]] for j, name in enumerate(SWEEP_KEY)})
-    rows = []
-    for i in range(n_sweeps):
-        window = slice(i * T, (i + 1) * T)
-        rows.append(sweep_metrics(truth[window], y[window], float(sweep_keys.at[i, "frequency_cycles"]), T))
-    sweeps = pd.concat([sweep_keys, pd.DataFrame(rows, columns=list(SWEEP_METRICS))], axis=1)
+    rows.sort(key=lambda row: (rank[row[0][0]], *row[0][1:]))
+    y = np.array([answers.get(key, math.nan) for key, _ in rows], dtype=float)
+    truth = np.array([t for _, t in rows], dtype=float)
+    n_sweeps = len(rows) // T
+    sweep_keys = pd.DataFrame([key[:-1] for key, _ in rows[::T]], columns=SWEEP_KEY)
+    metrics = [
+        sweep_metrics(
+            truth[i * T : (i + 1) * T], y[i * T : (i + 1) * T], float(sweep_keys.at[i, "frequency_cycles"]), T
+        )
+        for i in range(n_sweeps)
+    ]
+    sweeps = pd.concat([sweep_keys, pd.DataFrame(metrics, columns=list(SWEEP_METRICS))], axis=1)
     summary = frequency_summary(sweeps)
     fam = family_scores(summary, config)
     return Scored(
         label=label,
         model=model,
-        preset=name,
+        preset=preset_name,
         sweeps=sweeps,
         summary=summary,
         families=fam,

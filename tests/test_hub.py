@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from mathbode.builder.cli_push import main as push_cli
+from mathbode.schema import layout
 
 from .conftest import COMMITTED_DIST
 from .fixtures.fake_hub import READ_TOKEN, WRITE_TOKEN, FakeHub
@@ -103,18 +104,7 @@ def test_load_dataset_reads_every_family_and_all_from_the_hub(hub_env, published
         "print(json.dumps(out))\n"
     )
     out = _load(hub_env, code)
-    columns = [
-        "family",
-        "question_id",
-        "signal_type",
-        "amplitude_scale",
-        "frequency_cycles",
-        "phase_deg",
-        "time_step",
-        "p_value",
-        "prompt",
-        "ground_truth",
-    ]
+    columns = list(layout().column_names)
     assert out.pop("all") == [47_040, columns, "float64"]
     assert len(out) == 5
     for name, (rows, features, dtype) in out.items():
