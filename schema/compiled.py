@@ -60,11 +60,11 @@ def load_schema(name: str) -> dict:
 
 def _describe(err: jsonschema.ValidationError) -> tuple[str, str, Any]:
     """(field, expected, found) in words a submitter understands."""
-    field = str(err.absolute_path[0]) if err.absolute_path else ""
+    field = ".".join(str(p) for p in err.absolute_path)
     kw, val = err.validator, err.validator_value
     if kw == "required":
         missing = err.message.split("'")[1] if "'" in err.message else str(val)
-        return missing, "the field to be present", "missing"
+        return ".".join([*(str(p) for p in err.absolute_path), missing]), "the field to be present", "missing"
     if kw == "additionalProperties":
         return "", "no fields beyond the schema's", err.message
     if kw == "oneOf":

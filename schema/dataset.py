@@ -21,6 +21,7 @@ from .layout import layout
 from .report import Report
 
 SCHEMA = "row.schema.json"
+MANIFEST_SCHEMA = "manifest.schema.json"
 MANIFEST, CARD = "MANIFEST.json", "README.md"
 DATA_SUFFIXES = (".parquet", ".jsonl")
 
@@ -144,27 +145,31 @@ def _check_card(folder: Path, report: Report) -> None:
 
 
 def _check_manifest(folder: Path, report: Report) -> dict[str, Any] | None:
+    """The manifest if it is well-formed (checked against manifest.schema.json), with its files verified."""
     path = folder / MANIFEST
     if not path.is_file():
         report.error("manifest", MANIFEST, "", "a MANIFEST.json written by mathbode-build", "no MANIFEST.json")
         return None
     try:
         manifest = json.loads(path.read_text("utf-8"))
-        files = manifest["files"]
-        manifest["families"]
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
-        report.error("manifest", MANIFEST, "", "a MANIFEST.json with `files` and `families`", f"unparseable ({err})")
+    except (ValueError, UnicodeDecodeError) as err:
+        report.error("manifest", MANIFEST, "", "a JSON document", f"unparseable ({err})")
         return None
-    for rel, info in files.items():
+    problems = compiled(MANIFEST_SCHEMA).errors(manifest)
+    for e in problems:
+        report.error("manifest", MANIFEST, e.field, e.expected, e.found)
+    if problems:
+        return None
+    for rel, info in manifest["files"].items():
         target = folder / rel
         if not target.is_file():
             report.error("manifest", MANIFEST, rel, "the file to exist", "missing")
             continue
         digest = file_sha256(target)
-        if digest != info.get("sha256"):
-            report.error("checksum", rel, "sha256", info.get("sha256", "?"), digest)
-        if target.stat().st_size != info.get("num_bytes"):
-            report.error("checksum", rel, "num_bytes", str(info.get("num_bytes")), str(target.stat().st_size))
+        if digest != info["sha256"]:
+            report.error("checksum", rel, "sha256", info["sha256"], digest)
+        if target.stat().st_size != info["num_bytes"]:
+            report.error("checksum", rel, "num_bytes", str(info["num_bytes"]), str(target.stat().st_size))
     return manifest
 
 
@@ -202,19 +207,13 @@ def validate_dataset(path: str | Path) -> Report:
             hashes[next(iter(found))] = content_hash(table)
     if manifest:
         for family, entry in manifest["families"].items():
-            if family in hashes and entry.get("content_hash") != hashes[family]:
+            if family in hashes and entry["content_hash"] != hashes[family]:
                 report.error(
-                    "content-hash",
-                    MANIFEST,
-                    f"families.{family}.content_hash",
-                    entry.get("content_hash", "?"),
-                    hashes[family],
+                    "content-hash", MANIFEST, f"families.{family}.content_hash", entry["content_hash"], hashes[family]
                 )
         ordered = [hashes[f] for f in manifest["families"] if f in hashes]
-        if len(ordered) == len(manifest["families"]) and combined_hash(ordered) != manifest.get("content_hash"):
-            report.error(
-                "content-hash", MANIFEST, "content_hash", manifest.get("content_hash", "?"), combined_hash(ordered)
-            )
+        if len(ordered) == len(manifest["families"]) and combined_hash(ordered) != manifest["content_hash"]:
+            report.error("content-hash", MANIFEST, "content_hash", manifest["content_hash"], combined_hash(ordered))
     missing = [f for f in lay.families if f not in rows]
     if missing:
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))

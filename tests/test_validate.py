@@ -332,3 +332,28 @@ def test_a_jsonl_release_validates_as_a_partial_dataset(tmp_path):
         ("partial", "missing ratio_saturation, exponential_interest, linear_system, similar_triangles")
     ]
     assert validate_path(tmp_path / "rel/data/linear_solve.jsonl").kind == "dataset"
+
+
+@pytest.mark.parametrize(
+    "edit, field, expected",
+    [
+        (lambda m: m.update(files=[]), "files", "a JSON object"),
+        (lambda m: m["files"]["README.md"].update(sha256=5), "files.README.md.sha256", "a JSON string"),
+        (lambda m: m["families"].update(cubic_roots=m["families"]["linear_solve"]), "families", "one of"),
+        (
+            lambda m: m["families"]["linear_solve"].pop("files"),
+            "families.linear_solve.files",
+            "the field to be present",
+        ),
+        (lambda m: m.update(content_hash="md5:x"), "content_hash", 'pattern: "^sha256:[0-9a-f]{64}$"'),
+    ],
+    ids=["files-not-object", "sha-not-string", "unknown-family", "family-without-files", "bad-hash"],
+)
+def test_malformed_manifests_are_reported_not_raised(built, tmp_path, edit, field, expected):
+    rel = _copy(built, tmp_path)
+    manifest = json.loads((rel / "MANIFEST.json").read_text())
+    edit(manifest)
+    (rel / "MANIFEST.json").write_text(json.dumps(manifest))
+    report = validate_dataset(rel)
+    problems = [p for p in report.errors if p.code == "manifest"]
+    assert problems and problems[0].field == field and problems[0].expected.startswith(expected), problems
