@@ -13,7 +13,7 @@ from mathbode.schema.compiled import CompiledSchema, compiled, load_schema
 LAY = layout()
 
 
-@pytest.mark.parametrize("name", ["row.schema.json", "predictions.schema.json"])
+@pytest.mark.parametrize("name", ["row.schema.json", "predictions.schema.json", "manifest.schema.json"])
 def test_schemas_are_valid_draft_2020_12(name):
     schema = load_schema(name)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -35,6 +35,17 @@ def test_schema_enums_match_the_layout(name):
     assert sinusoid["frequency_cycles"]["enum"] == list(LAY.sinusoid_frequencies)
     assert sinusoid["phase_deg"]["enum"] == list(LAY.sinusoid_phases_deg)
     assert set(props["amplitude_scale"]["enum"]) == set(LAY.sinusoid_amplitudes) | set(LAY.chirp_amplitudes)
+
+
+def test_manifest_schema_accepts_the_committed_manifest_and_knows_the_families():
+    import json
+
+    from .conftest import COMMITTED_DIST
+
+    schema = load_schema("manifest.schema.json")
+    assert schema["properties"]["families"]["propertyNames"]["enum"] == list(LAY.families)
+    manifest = json.loads((COMMITTED_DIST / "MANIFEST.json").read_text())
+    assert compiled("manifest.schema.json").errors(manifest) == []
 
 
 def test_row_schema_lists_the_ten_columns_in_order():
