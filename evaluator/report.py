@@ -23,7 +23,10 @@ REPORT_MARKER = "report.md"
 def _num(x: Any, digits: int = 4) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
-    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+    if not isinstance(x, float):
+        return str(x)
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
 
 
 def json_safe(obj: Any) -> Any:

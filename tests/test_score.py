@@ -236,3 +236,20 @@ def test_score_refuses_to_overwrite_a_foreign_folder(tmp_path, reference):
     result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "mine")])
     assert result.exit_code == 2
     assert "is not a MathBode report (no report.md)" in result.output
+
+
+def test_the_plot_is_drawn_in_process_where_fork_is_unavailable(baseline_result, tmp_path, monkeypatch):
+    import multiprocessing
+
+    from mathbode.evaluator.background import BackgroundPlotter
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    with BackgroundPlotter() as plotter:
+        assert plotter._pool is None
+        out = write_report([baseline_result], tmp_path / "rep", plotter=plotter)
+    assert (out / "bode.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_report_tables_never_print_negative_zero(baseline_result, tmp_path):
+    md = (write_report([baseline_result], tmp_path / "rep", plots=False) / "report.md").read_text()
+    assert "-0.00 " not in md and "| -0.0000 |" not in md
