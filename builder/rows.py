@@ -45,9 +45,8 @@ def sweep_unit(sweep: Sweep, lay: Layout) -> tuple[Sequence[Decimal], list[float
     raise ValueError(f"unknown signal type {sweep.signal_type!r}")
 
 
-def sweep_p_values(family: Family, sweep: Sweep, lay: Layout) -> list[Decimal]:
-    """The rendered (rounded) p values of one sweep, as exact decimals."""
-    unit, _ = sweep_unit(sweep, lay)
+def sweep_p_values(family: Family, sweep: Sweep, unit: Sequence[Decimal]) -> list[Decimal]:
+    """The rendered (rounded) p values of one sweep with unit-amplitude drive `unit`, as exact decimals."""
     raw = signals.drive(unit, family.p_center, family.eps, sweep.amplitude_scale, family.p_bounds)
     return signals.quantize(raw, family.decimals)
 
@@ -60,8 +59,8 @@ def family_table(family: Family, lay: Layout | None = None) -> pa.Table:
     cols: dict[str, list] = {name: [] for name in lay.column_names}
     sweeps = lay.sweeps()
     # The drive does not depend on the question, so each sweep's p values are computed once.
-    p_by_sweep = {sweep: sweep_p_values(family, sweep, lay) for sweep in sweeps}
-    freq_by_sweep = {sweep: sweep_unit(sweep, lay)[1] for sweep in sweeps}
+    units = {sweep: sweep_unit(sweep, lay) for sweep in sweeps}
+    p_by_sweep = {sweep: sweep_p_values(family, sweep, unit) for sweep, (unit, _) in units.items()}
     for q in lay.question_ids:
         answer = family.answer_function(q)
         truth_cache: dict[Decimal, float] = {}
@@ -72,7 +71,7 @@ def family_table(family: Family, lay: Layout | None = None) -> pa.Table:
             cols["question_id"] += [q] * T
             cols["signal_type"] += [sweep.signal_type] * T
             cols["amplitude_scale"] += [sweep.amplitude_scale] * T
-            cols["frequency_cycles"] += freq_by_sweep[sweep]
+            cols["frequency_cycles"] += units[sweep][1]
             cols["phase_deg"] += [sweep.phase_deg] * T
             cols["time_step"] += range(T)
             for p in p_values:

@@ -12,7 +12,7 @@ from mathbode.schema.errors import MathBodeError, UsageError
 from mathbode.schema.hashing import content_hash
 
 
-class ReferenceError(MathBodeError):
+class ReferenceMismatchError(MathBodeError):
     """The reference rows are not the canonical release."""
 
 
@@ -26,7 +26,7 @@ def canonical_rows(families: list[str]) -> pa.Table:
     for name in families:
         table = family_table(get_family(name))
         if content_hash(table) != RELEASE_CONTENT_HASHES.get(name):
-            raise ReferenceError(
+            raise ReferenceMismatchError(
                 f"the builder's rows for {name!r} do not match the release's content hash; "
                 "this installation is not the canonical builder. Score with --reference DIR instead."
             )
@@ -41,11 +41,11 @@ def release_rows(folder: str | Path, families: list[str]) -> pa.Table:
         raise UsageError(f"--reference {folder}: no such folder. Give a release folder such as dist/.")
     report = validate_dataset(folder)
     if not report.valid:
-        raise ReferenceError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
+        raise ReferenceMismatchError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
     manifest = json.loads((folder / "MANIFEST.json").read_text("utf-8"))
     missing = [f for f in families if f not in manifest["families"]]
     if missing:
-        raise ReferenceError(f"--reference {folder} has no rows for {', '.join(missing)}.")
+        raise ReferenceMismatchError(f"--reference {folder} has no rows for {', '.join(missing)}.")
     return pa.concat_tables(
         open_table(folder / rel) for name in families for rel in manifest["families"][name]["files"]
     )

@@ -164,7 +164,7 @@ class CompiledSchema:
         found = self._memo_struct.get(skey)
         if found is None:
             # Structural errors depend only on the key set: check placeholders of those keys.
-            probe = {k: obj[k] if k == CONDITION_FIELD else _placeholder for k in keys}
+            probe = {k: obj[k] if k == CONDITION_FIELD else None for k in keys}
             found = [
                 SchemaError(*_describe(e), e.validator)
                 for e in self.validator.iter_errors(probe)
@@ -218,7 +218,6 @@ class _Missing:
 
 
 _MISSING = _Missing()
-_placeholder = None
 
 
 @cache

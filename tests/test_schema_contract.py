@@ -73,24 +73,7 @@ _values = st.one_of(
     st.sampled_from(["", "x", "sinusoid", "chirp", "step", "linear_solve", "4", "nope"]),
     st.lists(st.integers(), max_size=2),
 )
-_fields = st.sampled_from(
-    [
-        "family",
-        "question_id",
-        "signal_type",
-        "amplitude_scale",
-        "frequency_cycles",
-        "phase_deg",
-        "time_step",
-        "response",
-        "prediction",
-        "model",
-        "p_value",
-        "prompt",
-        "ground_truth",
-        "extra",
-    ]
-)
+_fields = st.sampled_from([*LAY.column_names, "response", "prediction", "model", "extra"])
 _valid_row = {
     "family": "linear_solve",
     "question_id": 0,

@@ -15,7 +15,7 @@ from mathbode.evaluator.cli_baseline import main as baseline_cli
 from mathbode.evaluator.cli_prompts import main as prompts_cli
 from mathbode.evaluator.cli_score import main as score_cli
 from mathbode.evaluator.jsonl import write_jsonl
-from mathbode.evaluator.reference import ReferenceError, canonical_rows
+from mathbode.evaluator.reference import ReferenceMismatchError, canonical_rows
 from mathbode.evaluator.report import write_report
 from mathbode.evaluator.scoring import score
 from mathbode.evaluator.selection import key_fields, select_rows
@@ -160,7 +160,7 @@ def test_builder_rows_that_do_not_match_the_release_are_refused(monkeypatch):
     from mathbode.builder import version
 
     monkeypatch.setitem(version.RELEASE_CONTENT_HASHES, "linear_solve", "sha256:0")
-    with pytest.raises(ReferenceError, match="do not match the release's content hash"):
+    with pytest.raises(ReferenceMismatchError, match="do not match the release's content hash"):
         canonical_rows(["linear_solve"])
 
 
