@@ -6,6 +6,11 @@ traceback; anything else escaping is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import functools
+import sys
+
+import click
+
 
 class MathBodeError(Exception):
     """A problem the user can fix: the message says what was wrong and what to do."""
@@ -26,10 +31,6 @@ class UnknownNameError(UsageError):
 
 def exit_on_error(func):
     """Wrap a CLI body: a `MathBodeError` becomes its message on stderr and its exit code."""
-    import functools
-    import sys
-
-    import click
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
