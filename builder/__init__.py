@@ -1,7 +1,8 @@
-"""The MathBode dataset builder: families x signals -> the canonical release in dist/."""
+"""The MathBode dataset builder: families x signals -> the canonical release in dist/, and the exact oracle."""
 
-from .families import FAMILIES, Family, get_family, resolve_families
+from mathbode.core.version import __version__
+
+from .families import FAMILIES, Family, get_family, register, resolve_families
 from .rows import family_table
-from .version import __version__
 
-__all__ = ["FAMILIES", "Family", "__version__", "family_table", "get_family", "resolve_families"]
+__all__ = ["FAMILIES", "Family", "__version__", "family_table", "get_family", "register", "resolve_families"]

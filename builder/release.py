@@ -1,12 +1,14 @@
 """Write a release folder (data files, MANIFEST.json, README.md card) atomically.
 
 Everything is written into a temporary sibling folder first and moved into place at the end,
-so an interrupted build leaves either the old release or the new one, never a mix.
+so an interrupted build leaves either the old release or the new one, never a mix. A one-family
+release for a per-family Hub repository is made here too, from an existing release.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -16,14 +18,15 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathbode.schema.atomic import atomic_folder, check_replaceable
-from mathbode.schema.dataset import CARD, MANIFEST
-from mathbode.schema.errors import UsageError
-from mathbode.schema.hashing import combined_hash, content_hash, file_sha256
+from mathbode.cards import FamilyFacts, render_card, render_family_card
+from mathbode.core.atomic import atomic_folder, check_replaceable
+from mathbode.core.errors import UsageError
+from mathbode.core.hashing import content_hash
+from mathbode.core.version import __version__
+from mathbode.schema.manifest import MANIFEST, FamilyEntry, FileEntry, Manifest, read_manifest, write_release_metadata
 
-from .families import Family
-from .rows import family_table
-from .version import __version__
+from .families import Family, get_family
+from .rows import answer_instruction, family_table
 
 FORMATS = ("parquet", "jsonl")
 
@@ -36,7 +39,7 @@ def data_path(family: str, fmt: str) -> str:
 @dataclass(frozen=True)
 class BuildResult:
     out: Path
-    manifest: dict
+    manifest: Manifest
     #: Seconds spent generating each family's rows (not writing them).
     generation_seconds: dict[str, float]
 
@@ -51,6 +54,24 @@ def _write_table(table: pa.Table, path: Path, fmt: str) -> None:
                 f.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
 
 
+def family_facts(family: Family) -> FamilyFacts:
+    """What the dataset card says about `family`, from its definition."""
+    return FamilyFacts(
+        name=family.name,
+        version=family.version,
+        title=family.title,
+        summary=family.summary,
+        parameter=family.parameter_meaning,
+        p_range=family.p_range,
+        p0=family.p0,
+        epsilon=str(family.eps),
+        decimals=family.decimals,
+        solution=str(family.solution),
+        variants=tuple(", ".join(f"{k} = {v}" for k, v in var.constants.items()) for var in family.variants),
+        example=f"{family.render(0, f'{family.p_center:.{family.decimals}f}')}\n\n{answer_instruction()}",
+    )
+
+
 def build_release(
     families: list[Family],
     out: Path | str = "dist",
@@ -58,8 +79,6 @@ def build_release(
     progress: Callable[[str], None] | None = None,
 ) -> BuildResult:
     """Generate `families` and write the release to `out`, replacing an older release there."""
-    from mathbode.cards import render_card
-
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
     out = Path(out)
@@ -68,44 +87,40 @@ def build_release(
     with atomic_folder(out) as tmp:
         (tmp / "data").mkdir()
         timings: dict[str, float] = {}
-        fam_entries: dict[str, dict] = {}
-        files: dict[str, dict] = {}
+        entries: dict[str, FamilyEntry] = {}
+        files: dict[str, FileEntry] = {}
         for family in families:
             start = time.perf_counter()
             table = family_table(family)
             timings[family.name] = time.perf_counter() - start
             rel = data_path(family.name, fmt)
             _write_table(table, tmp / rel, fmt)
-            digest = content_hash(table)
-            fam_entries[family.name] = {
-                "version": family.version,
-                "num_rows": table.num_rows,
-                "content_hash": digest,
-                "files": [rel],
-            }
-            files[rel] = {
-                "num_rows": table.num_rows,
-                "num_bytes": (tmp / rel).stat().st_size,
-                "arrow_bytes": table.nbytes,
-                "sha256": file_sha256(tmp / rel),
-            }
+            entries[family.name] = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,))
+            files[rel] = FileEntry.of(tmp / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes)
             say(f"{family.name}: {table.num_rows:,} rows in {timings[family.name]:.2f} s -> {rel}")
-        manifest = {
-            "name": "MathBode",
-            "builder_version": __version__,
-            "format": fmt,
-            # File bytes (not the content hash) depend on the writer's version.
-            "parquet_writer": f"pyarrow {pa.__version__}",
-            "num_rows": sum(f["num_rows"] for f in fam_entries.values()),
-            "content_hash": combined_hash([f["content_hash"] for f in fam_entries.values()]),
-            "families": fam_entries,
-            "files": files,
-        }
-        card = render_card(manifest)
-        (tmp / CARD).write_text(card, encoding="utf-8", newline="\n")
-        manifest["files"][CARD] = {"num_bytes": (tmp / CARD).stat().st_size, "sha256": file_sha256(tmp / CARD)}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8", newline="\n")
+        manifest = Manifest(
+            builder_version=__version__,
+            format=fmt,
+            parquet_writer=f"pyarrow {pa.__version__}",
+            families=entries,
+            files=files,
+        )
+        card = render_card(manifest, [family_facts(f) for f in families])
+        manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings)
+
+
+def family_release(dist: Path, family: str, repo_id: str, main_repo_id: str, out: Path) -> Path:
+    """A one-family release folder (data file, its own card, its own manifest) for a per-family repo."""
+    manifest = read_manifest(dist).only(family)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "data").mkdir(parents=True)
+    for rel in manifest.files:
+        shutil.copyfile(dist / rel, out / rel)
+    card = render_family_card(manifest, family_facts(get_family(family)), repo_id, main_repo_id)
+    write_release_metadata(out, manifest, card)
+    return out
 
 
 def stderr_progress(message: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mathbode.schema.layout import layout
+from mathbode.schema.manifest import Manifest
 
 # Arrow type names -> the `datasets` feature dtypes the Hub expects in `dataset_info`.
 _HF_DTYPES = {"string": "string", "int64": "int64", "double": "float64"}
@@ -24,11 +25,11 @@ def _features() -> list[dict[str, str]]:
     return [{"name": f.name, "dtype": _HF_DTYPES[str(f.type)]} for f in layout().arrow_schema]
 
 
-def _config_info(name: str, files: list[str], manifest: dict[str, Any]) -> dict[str, Any]:
-    info = manifest["files"]
-    num_rows = sum(info[f]["num_rows"] for f in files)
-    num_bytes = sum(info[f]["arrow_bytes"] for f in files)
-    download = sum(info[f]["num_bytes"] for f in files)
+def _config_info(name: str, files: list[str], manifest: Manifest) -> dict[str, Any]:
+    info = manifest.files
+    num_rows = sum(info[f].num_rows or 0 for f in files)
+    num_bytes = sum(info[f].arrow_bytes or 0 for f in files)
+    download = sum(info[f].num_bytes for f in files)
     return {
         "config_name": name,
         "features": _features(),
@@ -38,12 +39,12 @@ def _config_info(name: str, files: list[str], manifest: dict[str, Any]) -> dict[
     }
 
 
-def card_metadata(manifest: dict[str, Any], all_config: bool = True) -> dict[str, Any]:
+def card_metadata(manifest: Manifest, all_config: bool = True) -> dict[str, Any]:
     """Hub metadata: one config per family plus a default `all` config over every file.
 
     Without `all_config` (a per-family repository) the single family's config is the default.
     """
-    family_files = {name: fam["files"] for name, fam in manifest["families"].items()}
+    family_files = {name: list(fam.files) for name, fam in manifest.families.items()}
     every_file = [f for files in family_files.values() for f in files]
     configs = [
         {"config_name": name, "data_files": [{"split": "train", "path": files}]} for name, files in family_files.items()
@@ -62,7 +63,7 @@ def card_metadata(manifest: dict[str, Any], all_config: bool = True) -> dict[str
         "language": ["en"],
         "task_categories": ["question-answering"],
         "tags": ["math", "reasoning", "evaluation", "frequency-response", "bode-plot", "synthetic"],
-        "size_categories": [size_category(manifest["num_rows"])],
+        "size_categories": [size_category(manifest.num_rows)],
         "configs": configs,
         "dataset_info": infos,
     }

@@ -1,49 +1,53 @@
 """The dataset card (README.md with Hub YAML metadata), generated from a build's manifest.
 
-Every number in the card comes from the manifest the build wrote (row counts, sizes, hashes)
-or from the family definitions and the layout contract: nothing is typed by hand.
+Every number in the card comes from the manifest the build wrote (row counts, sizes, hashes),
+from the facts the builder gives about each family, or from the layout contract: nothing is
+typed by hand.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from mathbode.builder.families import get_family
-from mathbode.schema.layout import layout
+from mathbode.schema.layout import Layout, layout
+from mathbode.schema.manifest import Manifest
 
 from .metadata import card_metadata
 
 DEFAULT_REPO_ID = "ORG/MathBode"
 
 
-def _family_view(name: str, lay) -> dict[str, Any]:
-    from mathbode.builder.rows import answer_instruction
+@dataclass(frozen=True)
+class FamilyFacts:
+    """What a card says about one family (the builder fills it from the family's definition)."""
 
-    f = get_family(name)
-    return {
-        "name": f.name,
-        "version": f.version,
-        "title": f.title,
-        "summary": f.summary,
-        "parameter": f.parameter_meaning,
-        "p_range": f.p_range,
-        "p0": f.p0,
-        "epsilon": str(f.eps),
-        "decimals": f.decimals,
-        "solution": str(f.solution),
-        "variants": [", ".join(f"{k} = {v}" for k, v in var.constants.items()) for var in f.variants],
-        "example": f"{f.render(0, f'{f.p_center:.{f.decimals}f}')}\n\n{answer_instruction(lay)}",
-    }
+    name: str
+    version: str
+    title: str
+    summary: str
+    #: What the driven parameter means ("the coefficient a").
+    parameter: str
+    p_range: tuple[str, str]
+    p0: str
+    epsilon: str
+    decimals: int
+    #: sympy's solution for the asked quantity, as text.
+    solution: str
+    #: Each question's constants, as text ("b = 3, c = 27").
+    variants: tuple[str, ...]
+    #: A full example prompt, at p0.
+    example: str
 
 
 def _template(name: str) -> str:
     return resources.files(__package__).joinpath(f"templates/{name}").read_text("utf-8")
 
 
-def _columns(lay) -> list[dict[str, Any]]:
+def _columns(lay: Layout) -> list[dict[str, Any]]:
     return [
         {
             "name": fld.name,
@@ -62,27 +66,29 @@ def _render(template: str, metadata: dict[str, Any], **context: Any) -> str:
     return card.content.rstrip("\n") + "\n"
 
 
-def render_card(manifest: dict[str, Any], repo_id: str = DEFAULT_REPO_ID) -> str:
-    """The README.md text for the release described by `manifest`."""
+def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = DEFAULT_REPO_ID) -> str:
+    """The README.md text for the release described by `manifest` (`families` in its order)."""
     lay = layout()
-    sweeps = {}
+    sweeps: dict[str, int] = {}
     for sweep in lay.sweeps():
         sweeps[sweep.signal_type] = sweeps.get(sweep.signal_type, 0) + 1
     sweeps["total"] = len(lay.sweeps())
-    fmt = lambda xs: ", ".join(f"{x:g}" for x in xs)  # noqa: E731
-    families = list(manifest["families"])
+
+    def fmt(xs: tuple[float, ...]) -> str:
+        return ", ".join(f"{x:g}" for x in xs)
+
     return _render(
         "dataset_card.md",
         card_metadata(manifest),
         T=lay.time_steps,
-        builder_version=manifest["builder_version"],
-        num_rows=manifest["num_rows"],
+        builder_version=manifest.builder_version,
+        num_rows=manifest.num_rows,
         rows_per_family=lay.rows_per_family,
         rows_per_question=lay.rows_per_question,
-        content_hash=manifest["content_hash"],
+        content_hash=manifest.content_hash,
         repo_id=repo_id,
-        first_family=families[0],
-        families=[_family_view(name, lay) for name in families],
+        first_family=next(iter(manifest.families)),
+        families=[asdict(f) for f in families],
         sinusoid_frequencies=fmt(lay.sinusoid_frequencies),
         sinusoid_phases=fmt(lay.sinusoid_phases_deg),
         sinusoid_amplitudes=fmt(lay.sinusoid_amplitudes),
@@ -99,21 +105,21 @@ def render_card(manifest: dict[str, Any], repo_id: str = DEFAULT_REPO_ID) -> str
         answer_decimals=lay.answer_decimals,
         preset_k=lay.preset_base_keys_per_family,
         presets=dict(lay.presets),
-        files={path: info for path, info in manifest["files"].items() if "num_rows" in info},
+        files={path: entry.to_json() for path, entry in manifest.data_files.items()},
     )
 
 
-def render_family_card(manifest: dict[str, Any], family: str, repo_id: str, main_repo_id: str) -> str:
+def render_family_card(manifest: Manifest, family: FamilyFacts, repo_id: str, main_repo_id: str) -> str:
     """The README.md of a per-family repository (`manifest` restricted to that family)."""
     lay = layout()
     return _render(
         "family_card.md",
         card_metadata(manifest, all_config=False),
         T=lay.time_steps,
-        f=_family_view(family, lay),
-        builder_version=manifest["builder_version"],
-        num_rows=manifest["num_rows"],
-        content_hash=manifest["content_hash"],
+        f=asdict(family),
+        builder_version=manifest.builder_version,
+        num_rows=manifest.num_rows,
+        content_hash=manifest.content_hash,
         repo_id=repo_id,
         main_repo_id=main_repo_id,
         columns=_columns(lay),

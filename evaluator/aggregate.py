@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from mathbode.core.errors import UsageError
+
 from .metrics import SWEEP_METRICS
 
-SWEEP_KEY = ["family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg"]
+#: The columns that name a sinusoid sweep in sweeps.csv (its SweepKey less the signal type, always sinusoid).
+SWEEP_COLUMNS = ["family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg"]
 FAMILY_SCORE_FIELDS = (
     "mb_core",
     "mb_plus",
@@ -34,6 +38,22 @@ class ScoreConfig:
     phase_scale_deg: float = 45.0
     gain_weight: float = 0.5
     phase_weight: float = 0.5
+
+    @property
+    def is_paper(self) -> bool:
+        """Whether these are the paper's scales and weights (only then is the method `paper`)."""
+        return self == PAPER_CONFIG
+
+    def validate(self) -> "ScoreConfig":
+        """Refuse scales and weights no score can be made with."""
+        if not (self.gain_scale > 0 and self.phase_scale_deg > 0):
+            raise UsageError("--gain-scale and --phase-scale must be greater than 0.")
+        if self.gain_weight < 0 or self.phase_weight < 0 or self.gain_weight + self.phase_weight <= 0:
+            raise UsageError("--gain-weight and --phase-weight must be 0 or more, and not both 0.")
+        return self
+
+
+PAPER_CONFIG = ScoreConfig()
 
 
 def clip01(x: float) -> float:
@@ -82,11 +102,22 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> d
     return scores
 
 
-def overall(scores: dict[str, dict[str, float]]) -> dict[str, float]:
-    """Plain mean over the families present."""
+def overall(scores: dict[str, dict[str, float]], families: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Plain mean over the families; n/a (with a `note` saying why) when any of `families` has no score.
+
+    A submission that answers one family must not rank as if it answered all five.
+    """
 
     def mean(field: str) -> float:
         values = [s[field] for s in scores.values()]
         return float(np.mean(values)) if values else math.nan
 
-    return {"mb_core": mean("mb_core"), "mb_plus": mean("mb_plus"), "num_families": len(scores)}
+    out: dict[str, Any] = {"mb_core": mean("mb_core"), "mb_plus": mean("mb_plus"), "num_families": len(scores)}
+    missing = [f for f in families or () if f not in scores]
+    if missing:
+        out["mb_core"] = out["mb_plus"] = math.nan
+        out["note"] = (
+            f"answers {len(scores)} of {len(families or ())} families (none for {', '.join(missing)}); "
+            "the overall score needs every family"
+        )
+    return out

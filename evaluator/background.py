@@ -1,8 +1,9 @@
 """Draw the Bode plot in a second process, so matplotlib's import overlaps with scoring.
 
 Importing matplotlib takes about a quarter of a second and drawing the plot about as long;
-scoring itself uses one core. Starting a one-worker process pool before validation lets the
-import happen on the other core. Where `fork` is not available the plot is drawn in-process.
+scoring itself uses one core. A one-worker pool started before validation imports matplotlib
+on the other core. The worker is *spawned*, never forked: forking a process that has started
+threads (the runner's HTTP client, BLAS) is unsafe, and fork is unavailable on some platforms.
 """
 
 from __future__ import annotations
@@ -31,18 +32,14 @@ class BackgroundPlotter:
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> "BackgroundPlotter":
-        if "fork" in multiprocessing.get_all_start_methods():
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-            self._pool.submit(_warm_up)
+        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        self._pool.submit(_warm_up)
         return self
 
     def plot(self, results: list[Scored], out: Path) -> Future:
-        if self._pool is None:
-            done: Future = Future()
-            done.set_result(_draw(results, out))
-            return done
+        assert self._pool is not None, "use BackgroundPlotter as a context manager"
         return self._pool.submit(_draw, results, out)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)

@@ -10,13 +10,15 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_DOWN, Context, Decimal
-from fractions import Fraction
 
 from mathbode.schema.layout import layout
 
 _FORMAT = layout()
 START, END, DECIMALS = _FORMAT.answer_start, _FORMAT.answer_end, _FORMAT.answer_decimals
 _QUANTUM = Decimal(1).scaleb(-DECIMALS)
+
+#: How `scores.json` names this parser.
+PARSER_NAME = "strict (paper appendix C; last complete tag pair, last plain decimal literal, truncated to 6 decimals)"
 
 # A plain decimal literal: optional ASCII sign, ASCII digits, optional point: `5`, `-5.25`, `.5`,
 # `5.`, `+5`. It must stand alone, so pieces of other notations are not mistaken for answers:
@@ -78,10 +80,3 @@ def truncate_literal(literal: str) -> float:
         literal = literal[: point + 1 + DECIMALS]
     value = float(literal)
     return value if math.isfinite(value) else math.nan
-
-
-def truncate_fraction(value: Fraction) -> str:
-    """An exact value as the answer format's payload: truncated toward zero to six decimals."""
-    scaled = abs(value.numerator) * 10**DECIMALS // value.denominator
-    sign = "-" if value < 0 else ""
-    return f"{sign}{scaled // 10**DECIMALS}.{scaled % 10**DECIMALS:0{DECIMALS}d}"

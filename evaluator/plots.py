@@ -9,7 +9,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
-from .report import PLOT_FILE
+from .files import PLOT_FILE
 from .scoring import Scored
 
 # (metric, axis label, ideal value, least half-span shown around the ideal so that numerical

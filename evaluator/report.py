@@ -9,15 +9,11 @@ from typing import Any
 
 import pandas as pd
 
-from mathbode.schema.atomic import atomic_folder, check_replaceable
+from mathbode.core.atomic import atomic_folder, check_replaceable
 
 from .aggregate import FAMILY_SCORE_FIELDS
+from .files import LEADERBOARD_FILE, PLOT_FILE, REPORT_MARKER, SCORES_FILE, SUMMARY_FILE, SWEEPS_FILE
 from .scoring import Scored
-
-#: The Bode plot's file name (written by `plots.bode_plot`).
-PLOT_FILE = "bode.png"
-#: The file that marks a folder as a MathBode report (so --out may replace it).
-REPORT_MARKER = "report.md"
 
 
 def _num(x: Any, digits: int = 4) -> str:
@@ -62,6 +58,26 @@ def leaderboard(results: list[Scored]) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["mb_core", "mb_plus"], ascending=False, kind="stable").reset_index(drop=True)
 
 
+def coverage_notes(results: list[Scored]) -> list[str]:
+    """Why an overall score is n/a, how much of a preset a partial file answered, and when a ranking mixes presets."""
+    notes = []
+    for r in results:
+        if "note" in r.overall:
+            notes.append(f"{r.label}: overall n/a: {r.overall['note']}.")
+        cov = r.extra.get("coverage")
+        if cov and r.preset not in (cov["preset"],) and cov["sweeps"] < cov["of"]:
+            notes.append(
+                f"{r.label}: answers {cov['sweeps']:,} of the {cov['of']:,} sweeps of {cov['preset']} "
+                f"(scored as {r.preset})."
+            )
+    if len({r.preset for r in results}) > 1:
+        notes.append(
+            "the submissions cover different rows (" + ", ".join(f"{r.label}: {r.preset}" for r in results) + "); "
+            "their scores are not directly comparable."
+        )
+    return notes
+
+
 def _markdown(results: list[Scored]) -> str:
     lines = ["# MathBode report", ""]
     if len(results) > 1:
@@ -75,6 +91,9 @@ def _markdown(results: list[Scored]) -> str:
             ],
         )
         lines.append("")
+    notes = coverage_notes(results)
+    if notes:
+        lines += [f"- {n}" for n in notes] + [""]
     for r in results:
         lines += [
             f"## {r.label}",
@@ -120,9 +139,9 @@ def _markdown(results: list[Scored]) -> str:
 
 def _write_one(r: Scored, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "scores.json").write_text(json.dumps(json_safe(r.scores_json()), indent=2) + "\n")
-    r.sweeps.to_csv(folder / "sweeps.csv", index=False)
-    r.summary.to_csv(folder / "frequency_summary.csv", index=False)
+    (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2) + "\n")
+    r.sweeps.to_csv(folder / SWEEPS_FILE, index=False)
+    r.summary.to_csv(folder / SUMMARY_FILE, index=False)
 
 
 def write_report(results: list[Scored], out: str | Path, plots: bool = True, plotter=None) -> Path:
@@ -140,7 +159,7 @@ def write_report(results: list[Scored], out: str | Path, plots: bool = True, plo
         else:
             for r in results:
                 _write_one(r, tmp / r.label)
-            leaderboard(results).to_csv(tmp / "leaderboard.csv", index=False)
+            leaderboard(results).to_csv(tmp / LEADERBOARD_FILE, index=False)
         (tmp / REPORT_MARKER).write_text(_markdown(results))
         if drawing is not None:
             drawing.result()

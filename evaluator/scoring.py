@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from mathbode.schema.keys import canonical_sweeps
+from mathbode.core.version import __version__
+from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
 from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.reference import Reference
+from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
 
-from .aggregate import SWEEP_KEY, ScoreConfig, family_scores, frequency_summary, overall
+from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, frequency_summary, overall
 from .metrics import SWEEP_METRICS, sweep_metrics
-from .parsing import parse_response, truncate
+from .parsing import PARSER_NAME, parse_response, truncate
 
-ALL_PRESET, CUSTOM = "ALL", "custom"
-DEFAULT_CONFIG = ScoreConfig()
+CUSTOM = "custom"
 
 
 @dataclass
@@ -32,25 +34,23 @@ class Scored:
     sweeps: pd.DataFrame
     summary: pd.DataFrame
     families: dict[str, dict[str, float]]
-    overall: dict[str, float]
+    overall: dict[str, Any]
     extra: dict[str, Any] = field(default_factory=dict)
+    #: How it was scored (package, configuration, reference, parser, preset, time): see `provenance`.
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     def scores_json(self) -> dict[str, Any]:
         """The `scores.json` document."""
         return {
-            "method": "paper",
+            "method": self.provenance.get("method", "paper"),
             "preset": self.preset,
             "label": self.label,
             "model": self.model,
             "overall": self.overall,
             "families": self.families,
             **self.extra,
+            "provenance": self.provenance,
         }
-
-
-def _sinusoid_row(key: tuple) -> tuple:
-    """A sinusoid row key without its signal type: (family, q, amplitude, frequency, phase, t)."""
-    return (key[0], key[1], *key[3:])
 
 
 def answer_value(p: Prediction) -> float:
@@ -60,65 +60,86 @@ def answer_value(p: Prediction) -> float:
     return math.nan if p.prediction is None else truncate(p.prediction)
 
 
-def _sinusoid_sweeps(family: str) -> list[tuple]:
-    return [(f, q, s, fr, ph) for (f, q, kind, s, fr, ph) in canonical_sweeps(family) if kind == SINUSOID]
-
-
-def preset_sweeps(preset: str, families: list[str]) -> set[tuple]:
-    """Sweep keys (family, question_id, amplitude_scale, frequency_cycles, phase_deg) of a preset."""
-    lay = layout()
+def scored_sweeps(preset: str) -> frozenset[SweepKey]:
+    """The sinusoid sweeps a preset scores, over every family of the layout (ALL: every sinusoid sweep)."""
     if preset.upper() == ALL_PRESET:
-        return {s for f in families for s in _sinusoid_sweeps(f)}
-    return {
-        (f, q, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
-        for f in families
-        for q, s in lay.preset_sweeps(preset)
-    }
+        return frozenset(s for f in layout().families for s in canonical_sweeps(f) if s.signal_type == SINUSOID)
+    return preset_sweep_keys(layout().preset(preset).name)
 
 
-def detect_preset(sweeps: set[tuple], families: list[str]) -> str:
-    """The name of the preset whose sweeps are exactly `sweeps`, else `custom`."""
+def detect_preset(sweeps: set[SweepKey]) -> str:
+    """The name of the preset whose sweeps (over every family) are exactly `sweeps`, else `custom`."""
     for name in [*layout().presets, ALL_PRESET]:
-        if preset_sweeps(name, families) == sweeps:
+        if scored_sweeps(name) == sweeps:
             return name
     return CUSTOM
 
 
+def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
+    """The smallest preset holding every answered sweep, and how many of its sweeps were answered."""
+    for name in [*layout().presets, ALL_PRESET]:
+        wanted = scored_sweeps(name)
+        if sweeps <= wanted:
+            return {"preset": name, "sweeps": len(sweeps), "of": len(wanted)}
+    return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET))}
+
+
+def provenance(reference: Reference, config: ScoreConfig, preset: str) -> dict[str, Any]:
+    """What a reader needs to tell how a score was made (in the manner of an eval log's spec)."""
+    return {
+        "method": "paper" if config.is_paper else CUSTOM,
+        "package": "mathbode",
+        "version": __version__,
+        "scored_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "parser": PARSER_NAME,
+        "preset": preset,
+        "config": {
+            "mid_band": list(config.mid_band),
+            "gain_scale": config.gain_scale,
+            "phase_scale_deg": config.phase_scale_deg,
+            "gain_weight": config.gain_weight,
+            "phase_weight": config.phase_weight,
+        },
+        "reference": reference.provenance(),
+    }
+
+
 def score(
     predictions: list[Prediction],
-    reference: pa.Table,
+    reference: Reference,
     label: str,
     model: str | None = None,
     preset: str | None = None,
-    config: ScoreConfig = DEFAULT_CONFIG,
+    config: ScoreConfig = PAPER_CONFIG,
 ) -> Scored:
     """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers."""
     lay = layout()
     T = lay.time_steps
-    # Sinusoid answers by (family, question_id, amplitude_scale, frequency_cycles, phase_deg, time_step).
-    answers = {_sinusoid_row(p.key): answer_value(p) for p in predictions if p.key[2] == SINUSOID}
-    families = [f for f in lay.families if any(k[0] == f for k in answers)]
-    touched = {k[:-1] for k in answers}
+    answers: dict[RowKey, float] = {p.key: answer_value(p) for p in predictions if p.key.signal_type == SINUSOID}
+    answered_families = {k.family for k in answers}
+    touched = {k.sweep for k in answers}
     if preset:
-        in_scope, preset_name = preset_sweeps(preset, families), preset.upper()
+        preset_name = lay.preset(preset).name if preset.upper() != ALL_PRESET else ALL_PRESET
+        in_scope = {s for s in scored_sweeps(preset_name) if s.family in answered_families}
     else:
-        in_scope, preset_name = touched, detect_preset(touched, families)
+        in_scope, preset_name = touched, detect_preset(touched)
 
     # Plain Python columns: per-row lookups are much faster than on Arrow-backed pandas.
-    ref = reference.select([*lay.key, "ground_truth"]).to_pydict()
-    keys = zip(*(ref[c] for c in (*SWEEP_KEY, "time_step")), strict=True)
+    ref = reference.table.select([*lay.key, "ground_truth"]).to_pydict()
     rows = [
         (key, truth)
-        for key, kind, truth in zip(keys, ref["signal_type"], ref["ground_truth"], strict=True)
-        if kind == SINUSOID and key[:-1] in in_scope
+        for key, truth in zip(
+            map(RowKey._make, zip(*(ref[c] for c in lay.key), strict=True)), ref["ground_truth"], strict=True
+        )
+        if key.signal_type == SINUSOID and key.sweep in in_scope
     ]
     # Canonical sweep order (families in layout order), each sweep's steps in time order.
     rank = {f: n for n, f in enumerate(lay.families)}
-    rows.sort(key=lambda row: (rank[row[0][0]], *row[0][1:]))
+    rows.sort(key=lambda row: (rank[row[0].family], *row[0][1:]))
     y = np.array([answers.get(key, math.nan) for key, _ in rows], dtype=float)
     truth = np.array([t for _, t in rows], dtype=float)
     n_sweeps = len(rows) // T
-    sweep_keys = pd.DataFrame([key[:-1] for key, _ in rows[::T]], columns=SWEEP_KEY)
+    sweep_keys = pd.DataFrame([[getattr(key, c) for c in SWEEP_COLUMNS] for key, _ in rows[::T]], columns=SWEEP_COLUMNS)
     metrics = [
         sweep_metrics(
             truth[i * T : (i + 1) * T], y[i * T : (i + 1) * T], float(sweep_keys.at[i, "frequency_cycles"]), T
@@ -135,6 +156,11 @@ def score(
         sweeps=sweeps,
         summary=summary,
         families=fam,
-        overall=overall(fam),
-        extra={"num_sweeps": n_sweeps, "num_answers": int(np.isfinite(y).sum())},
+        overall=overall(fam, lay.families),
+        extra={
+            "num_sweeps": n_sweeps,
+            "num_answers": int(np.isfinite(y).sum()),
+            "coverage": preset_coverage(touched),
+        },
+        provenance=provenance(reference, config, preset_name),
     )

@@ -1,9 +1,12 @@
-"""The MathBode contract: the layout facts, JSON Schemas and the validators that apply them."""
+"""The MathBode contract: layout facts, JSON Schemas, typed keys and manifest, and the validators."""
+
+from mathbode.core.errors import MathBodeError, UnknownNameError, UsageError
+from mathbode.core.hashing import content_hash
 
 from .dataset import validate_dataset
-from .errors import MathBodeError, UnknownNameError, UsageError
-from .hashing import content_hash
+from .keys import RowKey, SweepKey
 from .layout import CHIRP, SINUSOID, STEP, Layout, Preset, Sweep, layout
+from .manifest import Manifest
 from .report import Problem, Report
 from .submission import Prediction, Submission, read_submission, validate_submission
 from .validate import validate_path
@@ -13,13 +16,16 @@ __all__ = [
     "SINUSOID",
     "STEP",
     "Layout",
+    "Manifest",
     "MathBodeError",
     "Prediction",
     "Preset",
     "Problem",
     "Report",
+    "RowKey",
     "Submission",
     "Sweep",
+    "SweepKey",
     "UnknownNameError",
     "UsageError",
     "content_hash",

@@ -27,6 +27,8 @@ from typing import Any
 import jsonschema
 from jsonschema import Draft202012Validator
 
+from .layout import layout
+
 CONDITION_FIELD = "signal_type"
 _ROOT_ONLY = {
     "required",
@@ -54,8 +56,27 @@ class SchemaError:
     keyword: str
 
 
+#: A subschema marked with this keyword gets the layout's list of families as its `enum` when
+#: loaded, so adding a family never means editing three JSON Schemas.
+ENUM_FROM = "x-enum-from"
+
+
+def _fill_enums(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {k: _fill_enums(v) for k, v in node.items() if k != ENUM_FROM}
+        if node.get(ENUM_FROM) == "layout.json families":
+            out["enum"] = list(layout().families)
+        elif ENUM_FROM in node:
+            raise ValueError(f"unknown {ENUM_FROM} source {node[ENUM_FROM]!r}")
+        return out
+    if isinstance(node, list):
+        return [_fill_enums(v) for v in node]
+    return node
+
+
 def load_schema(name: str) -> dict:
-    return json.loads(resources.files(__package__).joinpath(name).read_text("utf-8"))
+    """A packaged JSON Schema, with the layout's enums filled in."""
+    return _fill_enums(json.loads(resources.files(__package__).joinpath(name).read_text("utf-8")))
 
 
 def _describe(err: jsonschema.ValidationError) -> tuple[str, str, Any]:

@@ -13,16 +13,17 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 import yaml
 
+from mathbode.core.errors import UsageError
+from mathbode.core.hashing import combined_hash, content_hash, file_sha256
+
 from .compiled import compiled
-from .errors import UsageError
-from .hashing import combined_hash, content_hash, file_sha256
 from .keys import canonical_sweeps, format_key, row_key
 from .layout import layout
+from .manifest import CARD, MANIFEST, Manifest
 from .report import Report
 
 SCHEMA = "row.schema.json"
 MANIFEST_SCHEMA = "manifest.schema.json"
-MANIFEST, CARD = "MANIFEST.json", "README.md"
 DATA_SUFFIXES = (".parquet", ".jsonl")
 
 
@@ -144,7 +145,7 @@ def _check_card(folder: Path, report: Report) -> None:
                     report.error("card", CARD, f"configs[{name}]", "data files that exist", f"{rel} (missing)")
 
 
-def _check_manifest(folder: Path, report: Report) -> dict[str, Any] | None:
+def _check_manifest(folder: Path, report: Report) -> Manifest | None:
     """The manifest if it is well-formed (checked against manifest.schema.json), with its files verified."""
     path = folder / MANIFEST
     if not path.is_file():
@@ -160,17 +161,18 @@ def _check_manifest(folder: Path, report: Report) -> dict[str, Any] | None:
         report.error("manifest", MANIFEST, e.field, e.expected, e.found)
     if problems:
         return None
-    for rel, info in manifest["files"].items():
+    typed = Manifest.from_json(manifest)
+    for rel, info in typed.files.items():
         target = folder / rel
         if not target.is_file():
             report.error("manifest", MANIFEST, rel, "the file to exist", "missing")
             continue
         digest = file_sha256(target)
-        if digest != info["sha256"]:
-            report.error("checksum", rel, "sha256", info["sha256"], digest)
-        if target.stat().st_size != info["num_bytes"]:
-            report.error("checksum", rel, "num_bytes", str(info["num_bytes"]), str(target.stat().st_size))
-    return manifest
+        if digest != info.sha256:
+            report.error("checksum", rel, "sha256", info.sha256, digest)
+        if target.stat().st_size != info.num_bytes:
+            report.error("checksum", rel, "num_bytes", str(info.num_bytes), str(target.stat().st_size))
+    return typed
 
 
 def validate_dataset(path: str | Path) -> Report:
@@ -188,7 +190,7 @@ def validate_dataset(path: str | Path) -> Report:
 
     manifest = _check_manifest(path, report)
     _check_card(path, report)
-    listed = [rel for rel, info in (manifest or {}).get("files", {}).items() if "num_rows" in info]
+    listed = list(manifest.data_files) if manifest else []
     data_files = listed or sorted(
         str(p.relative_to(path)) for p in (path / "data").glob("*") if p.suffix in DATA_SUFFIXES
     )
@@ -206,14 +208,14 @@ def validate_dataset(path: str | Path) -> Report:
         if len(found) == 1:
             hashes[next(iter(found))] = content_hash(table)
     if manifest:
-        for family, entry in manifest["families"].items():
-            if family in hashes and entry["content_hash"] != hashes[family]:
+        for family, entry in manifest.families.items():
+            if family in hashes and entry.content_hash != hashes[family]:
                 report.error(
-                    "content-hash", MANIFEST, f"families.{family}.content_hash", entry["content_hash"], hashes[family]
+                    "content-hash", MANIFEST, f"families.{family}.content_hash", entry.content_hash, hashes[family]
                 )
-        ordered = [hashes[f] for f in manifest["families"] if f in hashes]
-        if len(ordered) == len(manifest["families"]) and combined_hash(ordered) != manifest["content_hash"]:
-            report.error("content-hash", MANIFEST, "content_hash", manifest["content_hash"], combined_hash(ordered))
+        ordered = [hashes[f] for f in manifest.families if f in hashes]
+        if len(ordered) == len(manifest.families) and combined_hash(ordered) != manifest.content_hash:
+            report.error("content-hash", MANIFEST, "content_hash", manifest.content_hash, combined_hash(ordered))
     missing = [f for f in lay.families if f not in rows]
     if missing:
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))

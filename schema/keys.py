@@ -1,26 +1,56 @@
-"""Row keys: how a prediction line or a dataset row names one row of the canonical split.
+"""Row and sweep keys: how a prediction line or a dataset row names one row of the canonical split.
 
-A key is (family, question_id, signal_type, amplitude_scale, frequency_cycles, phase_deg,
-time_step). Chirp and step rows are identified without frequency and phase (a chirp's
-frequency is a per-step value, a step has none), so those two slots are None in their keys.
+Chirp and step rows are identified without frequency and phase (a chirp's frequency is a
+per-step value, a step has none), so those two fields are None in their keys.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from functools import cache
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .layout import SINUSOID, layout
 
-Key = tuple[str, int, str, float, float | None, float | None, int]
-SweepKey = tuple[str, int, str, float, float | None, float | None]
+
+class SweepKey(NamedTuple):
+    """One driven sequence of a family: every field of a row key but the time step."""
+
+    family: str
+    question_id: int
+    signal_type: str
+    amplitude_scale: float
+    #: Cycles per T steps for a sinusoid; None for chirp and step.
+    frequency_cycles: float | None
+    #: Start phase in degrees for a sinusoid; None for chirp and step.
+    phase_deg: float | None
+
+    def row(self, time_step: int) -> "RowKey":
+        return RowKey(*self, time_step)
 
 
-def row_key(row: Mapping[str, Any]) -> Key:
+class RowKey(NamedTuple):
+    """One row of the canonical split (a NamedTuple: tens of thousands are made per file)."""
+
+    family: str
+    question_id: int
+    signal_type: str
+    amplitude_scale: float
+    #: Cycles per T steps for a sinusoid; None for chirp and step.
+    frequency_cycles: float | None
+    #: Start phase in degrees for a sinusoid; None for chirp and step.
+    phase_deg: float | None
+    time_step: int
+
+    @property
+    def sweep(self) -> SweepKey:
+        return SweepKey(*self[:-1])
+
+
+def row_key(row: Mapping[str, Any]) -> RowKey:
     """The normalized key of a row or prediction that passed its schema."""
     sinusoid = row["signal_type"] == SINUSOID
-    return (
+    return RowKey(
         row["family"],
         int(row["question_id"]),
         row["signal_type"],
@@ -31,13 +61,13 @@ def row_key(row: Mapping[str, Any]) -> Key:
     )
 
 
-def format_key(key: Key | SweepKey) -> str:
-    names = ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")
+def format_key(key: RowKey | SweepKey) -> str:
+    """'(family=linear_solve, question_id=0, ...)' with the None fields left out."""
     return (
         "("
         + ", ".join(
             f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}"
-            for n, v in zip(names, key, strict=False)
+            for n, v in zip(key._fields, key, strict=True)
             if v is not None
         )
         + ")"
@@ -49,49 +79,55 @@ def canonical_sweeps(family: str) -> tuple[SweepKey, ...]:
     """Every sweep of one family, in dataset order."""
     lay = layout()
     return tuple(
-        (family, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
+        SweepKey(family, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
         for q in lay.question_ids
         for s in lay.sweeps()
     )
 
 
 @cache
-def canonical_keys() -> frozenset[Key]:
+def canonical_keys() -> frozenset[RowKey]:
     """Every row key of the canonical split (all families)."""
     lay = layout()
     return frozenset(
-        sweep + (t,) for fam in lay.families for sweep in canonical_sweeps(fam) for t in range(lay.time_steps)
+        sweep.row(t) for fam in lay.families for sweep in canonical_sweeps(fam) for t in range(lay.time_steps)
     )
 
 
 @cache
-def preset_keys(preset: str) -> frozenset[Key]:
-    """The row keys a preset asks for, over all families."""
+def preset_sweep_keys(preset: str, families: tuple[str, ...] | None = None) -> frozenset[SweepKey]:
+    """The sweeps a preset asks for, over `families` (default: all of the layout's)."""
     lay = layout()
     return frozenset(
-        (fam, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg, t)
-        for fam in lay.families
-        for q, s in lay.preset_sweeps(preset)
-        for t in range(lay.time_steps)
+        SweepKey(fam, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
+        for fam in (families or lay.families)
+        for q, s in lay.preset_grid(preset)
     )
+
+
+@cache
+def preset_keys(preset: str) -> frozenset[RowKey]:
+    """The row keys a preset asks for, over all families."""
+    steps = range(layout().time_steps)
+    return frozenset(sweep.row(t) for sweep in preset_sweep_keys(preset) for t in steps)
 
 
 @cache
 def _preset_rows_per_family(preset: str) -> dict[str, int]:
-    return dict(Counter(k[0] for k in preset_keys(preset)))
+    return dict(Counter(k.family for k in preset_keys(preset)))
 
 
-def coverage(keys: set[Key]) -> dict[str, Any]:
+def coverage(keys: set[RowKey]) -> dict[str, Any]:
     """Rows covered per family and per preset, and the presets covered completely."""
     lay = layout()
     per_family: dict[str, int] = defaultdict(int)
     for key in keys:
-        per_family[key[0]] += 1
+        per_family[key.family] += 1
     families = {fam: {"rows": per_family.get(fam, 0), "of": lay.rows_per_family} for fam in lay.families}
     presets = {}
     for name in lay.presets:
         wanted = preset_keys(name)
-        have = Counter(k[0] for k in wanted & keys)
+        have = Counter(k.family for k in wanted & keys)
         need = _preset_rows_per_family(name)
         presets[name] = {
             "rows": sum(have.values()),

@@ -6,16 +6,14 @@ card, the evaluator, the tests) asks this module rather than repeating a literal
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Iterable
 
 import pyarrow as pa
 
-from .errors import UnknownNameError
+from mathbode.core.errors import UnknownNameError, unknown_name_message
 
 SINUSOID, CHIRP, STEP = "sinusoid", "chirp", "step"
 
@@ -111,8 +109,8 @@ class Layout:
         pairs = sorted((q, s) for q in self.question_ids for s in self.sinusoid_amplitudes)
         return tuple(pairs[: self.preset_base_keys_per_family])
 
-    def preset_sweeps(self, name: str) -> tuple[tuple[int, Sweep], ...]:
-        """(question_id, sweep) pairs of a preset, for any one family."""
+    def preset_grid(self, name: str) -> tuple[tuple[int, Sweep], ...]:
+        """(question_id, sweep) pairs of a preset, the same for every family."""
         preset = self.preset(name)
         out = []
         for q, s in self.preset_base_keys():
@@ -123,14 +121,6 @@ class Layout:
                 for ph in phases:
                     out.append((q, Sweep(SINUSOID, s, float(f), float(ph))))
         return tuple(out)
-
-
-def unknown_name_message(kind: str, name: str, available: Iterable[str]) -> str:
-    """'Unknown family 'x'. Did you mean 'y'? Available: a, b, c.'"""
-    available = list(available)
-    close = difflib.get_close_matches(name, available, n=2, cutoff=0.5)
-    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    return f"Unknown {kind} {name!r}.{hint} Available: {', '.join(available)}."
 
 
 _ARROW_TYPES = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64()}

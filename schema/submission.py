@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from mathbode.core.errors import UsageError
+
 from .compiled import compiled
-from .errors import UsageError
-from .keys import Key, canonical_keys, coverage, format_key, row_key
+from .keys import RowKey, canonical_keys, coverage, format_key, row_key
 from .report import Report
 
 SCHEMA = "predictions.schema.json"
@@ -23,7 +24,7 @@ class Prediction(NamedTuple):
     """One valid line of a submission (a NamedTuple: tens of thousands are made per file)."""
 
     #: The normalized row key (see `keys.row_key`).
-    key: Key
+    key: RowKey
     #: 1-based line number in the file.
     line: int
     #: The raw model text, when the line gave `response`.
@@ -107,7 +108,7 @@ def read_submission(path: str | Path) -> Submission:
     schema = compiled(SCHEMA)
     known_fields = set(schema.properties)
     universe = canonical_keys()
-    first_line: dict[Key, int] = {}
+    first_line: dict[RowKey, int] = {}
     models: dict[str, int] = {}
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .dataset import DATA_SUFFIXES, MANIFEST, validate_dataset
-from .errors import UsageError
-from .hub import fetch_release, is_hub_spec
+from mathbode.core.errors import UsageError
+
+from .dataset import DATA_SUFFIXES, validate_dataset
+from .manifest import MANIFEST
 from .report import Report
 from .submission import validate_submission
 
@@ -30,10 +31,6 @@ def detect_kind(path: Path) -> str:
 
 
 def validate_path(path: str | Path) -> Report:
-    """Validate whatever `path` is; `hub:ORG/NAME[@REV]` is a release published on the Hub."""
-    if is_hub_spec(path):
-        report = validate_dataset(fetch_release(str(path)))
-        report.path = str(path)
-        return report
+    """Validate a local release folder, data file or submission, whichever `path` is."""
     path = Path(path)
     return validate_dataset(path) if detect_kind(path) == "dataset" else validate_submission(path)

@@ -15,11 +15,12 @@ from click.testing import CliRunner
 
 from mathbode.builder import FAMILIES, get_family, resolve_families
 from mathbode.builder import release as release_mod
-from mathbode.builder.cli import main as build_cli
-from mathbode.builder.release import build_release
+from mathbode.builder.release import build_release, family_facts
 from mathbode.cards import render_card
+from mathbode.cli.build import main as build_cli
+from mathbode.core.hashing import file_sha256
 from mathbode.schema import UnknownNameError, content_hash
-from mathbode.schema.hashing import file_sha256
+from mathbode.schema.manifest import read_manifest
 
 from .conftest import COMMITTED_DIST
 
@@ -30,7 +31,7 @@ def _manifest(folder: Path) -> dict:
 
 def test_two_builds_have_the_same_content_hash(built, tmp_path):
     again = build_release(list(FAMILIES.values()), tmp_path / "again")
-    assert again.manifest["content_hash"] == _manifest(built)["content_hash"]
+    assert again.manifest.content_hash == _manifest(built)["content_hash"]
     for name in FAMILIES:
         assert (tmp_path / "again/data" / f"{name}.parquet").read_bytes() == (
             built / "data" / f"{name}.parquet"
@@ -54,15 +55,16 @@ def test_committed_dist_matches_a_fresh_build(built):
 
 
 def test_committed_card_is_the_card_of_the_committed_manifest():
-    manifest = _manifest(COMMITTED_DIST)
-    assert (COMMITTED_DIST / "README.md").read_text() == render_card(manifest)
+    manifest = read_manifest(COMMITTED_DIST)
+    facts = [family_facts(get_family(name)) for name in manifest.families]
+    assert (COMMITTED_DIST / "README.md").read_text() == render_card(manifest, facts)
 
 
 def test_content_hash_does_not_depend_on_the_file_format(built, tmp_path):
     result = build_release([get_family("ratio_saturation")], tmp_path / "j", fmt="jsonl")
     parquet_manifest = _manifest(built)
     assert (
-        result.manifest["families"]["ratio_saturation"]["content_hash"]
+        result.manifest.families["ratio_saturation"].content_hash
         == parquet_manifest["families"]["ratio_saturation"]["content_hash"]
     )
     lines = (tmp_path / "j/data/ratio_saturation.jsonl").read_text().splitlines()
@@ -88,7 +90,7 @@ def test_manifest_records_versions_counts_and_file_hashes(built):
 
 def test_partial_build_writes_only_the_named_families(tmp_path):
     result = build_release(resolve_families("similar_triangles,linear_solve"), tmp_path / "d")
-    assert list(result.manifest["families"]) == ["linear_solve", "similar_triangles"]
+    assert list(result.manifest.families) == ["linear_solve", "similar_triangles"]
     assert sorted(os.listdir(tmp_path / "d/data")) == ["linear_solve.parquet", "similar_triangles.parquet"]
 
 
@@ -178,7 +180,7 @@ def test_installed_command_builds_and_reports(tmp_path):
 
 
 def test_the_builder_knows_the_hashes_of_the_committed_release(built):
-    from mathbode.builder.version import RELEASE_CONTENT_HASHES
+    from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 
     committed = {n: f["content_hash"] for n, f in _manifest(COMMITTED_DIST)["families"].items()}
     assert committed == RELEASE_CONTENT_HASHES

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mathbode.builder.cli_push import main as push_cli
+from mathbode.cli.push import main as push_cli
 from mathbode.schema import layout
 
 from .conftest import COMMITTED_DIST

@@ -35,7 +35,7 @@ def test_columns_in_contract_order():
 )
 def test_preset_sweep_counts(preset, sweeps):
     lay = layout()
-    chosen = lay.preset_sweeps(preset)
+    chosen = lay.preset_grid(preset)
     assert len(chosen) == sweeps
     # K = 2 base keys: the first two (question_id, amplitude_scale) pairs in sorted order.
     assert {(q, s.amplitude_scale) for q, s in chosen} == {(0, 0.5), (0, 1.0)}
@@ -43,7 +43,7 @@ def test_preset_sweep_counts(preset, sweeps):
 
 def test_mvp_plus_uses_three_phases_only_mid_band():
     by_freq = {}
-    for _, s in layout().preset_sweeps("MVP_PLUS"):
+    for _, s in layout().preset_grid("MVP_PLUS"):
         by_freq.setdefault(s.frequency_cycles, set()).add(s.phase_deg)
     assert by_freq == {1.0: {0.0}, 2.0: {0.0}, 4.0: {0.0, 120.0, 240.0}, 8.0: {0.0, 120.0, 240.0}, 16.0: {0.0}}
 

@@ -10,16 +10,18 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from mathbode.evaluator.baseline import baseline_lines
-from mathbode.evaluator.cli_baseline import main as baseline_cli
-from mathbode.evaluator.cli_prompts import main as prompts_cli
-from mathbode.evaluator.cli_score import main as score_cli
-from mathbode.evaluator.jsonl import write_jsonl
-from mathbode.evaluator.reference import ReferenceMismatchError, canonical_rows
+from mathbode.builder.oracle import baseline_lines, canonical_reference
+from mathbode.cli.baseline import main as baseline_cli
+from mathbode.cli.prompts import main as prompts_cli
+from mathbode.cli.score import main as score_cli
+from mathbode.core.atomic import write_jsonl
+from mathbode.core.errors import ReferenceMismatchError
 from mathbode.evaluator.report import write_report
 from mathbode.evaluator.scoring import score
-from mathbode.evaluator.selection import key_fields, select_rows
 from mathbode.schema import layout, read_submission, validate_submission
+from mathbode.schema.reference import release_reference
+from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
+from mathbode.schema.selection import key_fields, select_rows
 
 from .conftest import COMMITTED_DIST
 
@@ -28,12 +30,12 @@ LAY = layout()
 
 @pytest.fixture(scope="module")
 def reference():
-    return canonical_rows(list(LAY.families))
+    return canonical_reference(list(LAY.families))
 
 
 @pytest.fixture(scope="module")
 def all_rows(reference):
-    return select_rows(reference, "ALL")
+    return select_rows(reference.table, "ALL")
 
 
 def _score_lines(lines, reference, tmp_path, name="sub", **kw):
@@ -97,14 +99,14 @@ def test_shrinking_toward_the_mean_shows_gain_0_7(reference, all_rows, tmp_path)
 
 
 def test_a_smoke_submission_is_detected_and_scored_on_its_sweeps(reference, tmp_path):
-    r = _score_lines(baseline_lines(select_rows(reference, "SMOKE")), reference, tmp_path, "smoke")
+    r = _score_lines(baseline_lines(select_rows(reference.table, "SMOKE")), reference, tmp_path, "smoke")
     assert r.preset == "SMOKE"
     assert len(r.sweeps) == 5 * 4
     assert sorted(r.summary["frequency_cycles"].unique()) == [4.0, 8.0]
 
 
 def test_missing_rows_in_a_preset_count_as_non_compliant(reference, tmp_path):
-    rows = select_rows(reference, "SMOKE")
+    rows = select_rows(reference.table, "SMOKE")
     r = _score_lines(baseline_lines(rows[: len(rows) // 2]), reference, tmp_path, "half", preset="SMOKE")
     assert r.preset == "SMOKE"
     assert r.overall["num_families"] < 5 or min(s["compliance_mean"] for s in r.families.values()) < 1
@@ -149,19 +151,15 @@ def test_report_files_exist_and_agree(baseline_result, tmp_path):
 
 
 def test_reference_folder_gives_the_same_scores(baseline_result, all_rows, tmp_path):
-    from mathbode.evaluator.reference import release_rows
-
-    ref = release_rows(COMMITTED_DIST, list(LAY.families))
+    ref = release_reference(COMMITTED_DIST, list(LAY.families))
     r = _score_lines(baseline_lines(all_rows), ref, tmp_path, "baseline")
     assert r.families == baseline_result.families
 
 
 def test_builder_rows_that_do_not_match_the_release_are_refused(monkeypatch):
-    from mathbode.builder import version
-
-    monkeypatch.setitem(version.RELEASE_CONTENT_HASHES, "linear_solve", "sha256:0")
+    monkeypatch.setitem(RELEASE_CONTENT_HASHES, "linear_solve", "sha256:0")
     with pytest.raises(ReferenceMismatchError, match="do not match the release's content hash"):
-        canonical_rows(["linear_solve"])
+        canonical_reference(["linear_solve"])
 
 
 # -- commands -----------------------------------------------------------------------------------
@@ -172,7 +170,7 @@ def test_prompts_command_writes_the_preset_rows(tmp_path, reference):
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert len(lines) == 1_280
     assert list(lines[0]) == [*LAY.key, "prompt"]
-    prompts = {tuple(r[k] for k in LAY.key): r["prompt"] for r in reference.to_pylist()}
+    prompts = {tuple(r[k] for k in LAY.key): r["prompt"] for r in reference.table.to_pylist()}
     assert all(prompts[tuple(x[k] for k in LAY.key)] == x["prompt"] for x in lines)
     result = CliRunner().invoke(prompts_cli, ["--preset", "ALL", "--families", "linear_system", "-o", str(out)])
     assert result.exit_code == 0 and len(out.read_text().splitlines()) == 9_408
@@ -201,7 +199,7 @@ def test_score_command_refuses_an_invalid_file(tmp_path):
 
 
 def test_score_command_with_two_files_writes_a_leaderboard(tmp_path, reference):
-    rows = select_rows(reference, "SMOKE")
+    rows = select_rows(reference.table, "SMOKE")
     write_jsonl(tmp_path / "exact.jsonl", baseline_lines(rows))
     write_jsonl(tmp_path / "zero.jsonl", ({**key_fields(r), "prediction": 0.0} for r in rows))
     out = tmp_path / "rep"
@@ -219,7 +217,7 @@ def test_score_command_with_two_files_writes_a_leaderboard(tmp_path, reference):
 
 
 def test_score_command_json_output(tmp_path, reference):
-    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference, "SMOKE")))
+    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference.table, "SMOKE")))
     result = CliRunner().invoke(
         score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r"), "--json", "--no-plots"]
     )
@@ -230,7 +228,7 @@ def test_score_command_json_output(tmp_path, reference):
 
 
 def test_score_refuses_to_overwrite_a_foreign_folder(tmp_path, reference):
-    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference, "SMOKE")))
+    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference.table, "SMOKE")))
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "keep.txt").write_text("x")
     result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "mine")])
@@ -238,14 +236,12 @@ def test_score_refuses_to_overwrite_a_foreign_folder(tmp_path, reference):
     assert "is not a MathBode report (no report.md)" in result.output
 
 
-def test_the_plot_is_drawn_in_process_where_fork_is_unavailable(baseline_result, tmp_path, monkeypatch):
-    import multiprocessing
-
+def test_the_background_plot_worker_is_spawned_not_forked(baseline_result, tmp_path):
     from mathbode.evaluator.background import BackgroundPlotter
 
-    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     with BackgroundPlotter() as plotter:
-        assert plotter._pool is None
+        assert plotter._pool is not None
+        assert plotter._pool._mp_context.get_start_method() == "spawn"
         out = write_report([baseline_result], tmp_path / "rep", plotter=plotter)
     assert (out / "bode.png").read_bytes()[:4] == b"\x89PNG"
 

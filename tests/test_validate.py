@@ -12,9 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from mathbode.cli.validate import main as validate_cli
+from mathbode.core.errors import UsageError
 from mathbode.schema import layout, validate_dataset, validate_path, validate_submission
-from mathbode.schema.cli import main as validate_cli
-from mathbode.schema.errors import UsageError
 from mathbode.schema.keys import preset_keys
 
 from .conftest import COMMITTED_DIST

@@ -1,10 +1,12 @@
-"""The builder's version, and the content hashes of the canonical release it builds."""
+"""The content hashes of the canonical release, per family.
 
-__version__ = "0.1.0"
+`content_hash` (see `mathbode.core.hashing`) of each family's rows as the canonical builder makes
+them. The scorer's default reference is checked against these, and a test checks them against
+dist/MANIFEST.json: a change to a family that changes its rows must change its version and its
+hash here together. They live beside the layout so that every room (validator, evaluator,
+runner) can see them without importing the builder.
+"""
 
-#: Content hash of each family's canonical rows (see `mathbode.schema.hashing`). The scorer checks
-#: the rows it generates against these, and a test checks them against dist/MANIFEST.json: a change
-#: to a family that changes its rows must change its version and these hashes together.
 RELEASE_CONTENT_HASHES = {
     "linear_solve": "sha256:d4398207c969153b406a5a32c37f7ed3ad616d3ee7bf809e047ebd427792fb6f",
     "ratio_saturation": "sha256:b38f341a1cbb42d4bacdbacc694abc3cbe8b1884a5a50270ee5d04f03173b799",

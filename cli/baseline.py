@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import click
 
-from mathbode.schema.errors import exit_on_error
+from mathbode.builder.oracle import baseline_lines
+from mathbode.core.atomic import write_jsonl
+from mathbode.schema.selection import select_rows
 
-from .baseline import baseline_lines
-from .jsonl import write_jsonl
+from .common import CONTEXT, exit_on_error
 from .options import families_option, family_names, preset_option, reference_option
-from .selection import reference_table, select_rows
+from .reference import resolve_reference
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings=CONTEXT)
 @preset_option(default="FULL")
 @families_option()
 @reference_option()
@@ -20,7 +21,7 @@ from .selection import reference_table, select_rows
 @exit_on_error
 def main(preset: str, families_spec: str, reference: str | None, output: str) -> None:
     """Write the exact answers, truncated to six decimals in the answer format, as a submission."""
-    rows = select_rows(reference_table(family_names(families_spec), reference), preset)
+    rows = select_rows(resolve_reference(family_names(families_spec), reference).table, preset)
     n = write_jsonl(output, baseline_lines(rows))
     if output != "-":
         click.echo(f"Wrote {n:,} baseline answers ({preset.upper()}) to {output}", err=True)

@@ -8,28 +8,21 @@ become `PublishError`s with a message that says what to do; the token never appe
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import shutil
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
+from mathbode.core.errors import UsageError
+from mathbode.core.hashing import file_sha256
 from mathbode.schema.dataset import validate_dataset
-from mathbode.schema.errors import MathBodeError, UsageError
-from mathbode.schema.hashing import combined_hash, file_sha256
-from mathbode.schema.hub import transport_errors
+from mathbode.schema.manifest import MANIFEST, read_manifest
 
-from .release import CARD, MANIFEST
+from .errors import PublishError, hub_errors
 
 REPO_TYPE = "dataset"
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-
-
-class PublishError(MathBodeError):
-    """The push could not be done; nothing was half-published (a commit is all or nothing)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +49,7 @@ class PushPlan:
 
     @property
     def families(self) -> list[str]:
-        return list(_manifest(self.folder)["families"])
+        return list(read_manifest(self.folder).families)
 
     @property
     def total_bytes(self) -> int:
@@ -82,10 +75,6 @@ def check_repo_id(repo_id: str) -> str:
     return rid
 
 
-def _manifest(folder: Path) -> dict:
-    return json.loads((folder / MANIFEST).read_text("utf-8"))
-
-
 def plan_release(folder: str | Path, repo_id: str, label: str | None = None) -> PushPlan:
     """What pushing `folder` would do; refuses a folder that fails validation."""
     folder = Path(folder)
@@ -95,43 +84,15 @@ def plan_release(folder: str | Path, repo_id: str, label: str | None = None) -> 
     report = validate_dataset(folder)
     if not report.valid:
         raise PublishError(f"{folder} is not a valid MathBode release; nothing was pushed.\n{report.format_text()}")
-    manifest = _manifest(folder)
-    paths = [*manifest["files"], MANIFEST]
+    manifest = read_manifest(folder)
+    paths = [*manifest.files, MANIFEST]
     files = tuple(
         UploadFile(rel, folder / rel, (folder / rel).stat().st_size, file_sha256(folder / rel)) for rel in paths
     )
     message = (
-        f"MathBode builder {manifest['builder_version']}: {manifest['num_rows']:,} rows, "
-        f"content {manifest['content_hash']}"
+        f"MathBode builder {manifest.builder_version}: {manifest.num_rows:,} rows, content {manifest.content_hash}"
     )
     return PushPlan(repo_id, folder, files, message, label or str(folder))
-
-
-def family_release(dist: Path, family: str, repo_id: str, main_repo_id: str, out: Path) -> Path:
-    """A one-family release folder (data file, its own card, its own manifest) for a per-family repo."""
-    from mathbode.cards import render_family_card
-
-    manifest = _manifest(dist)
-    entry = manifest["families"][family]
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "data").mkdir(parents=True)
-    files = {}
-    for rel in entry["files"]:
-        shutil.copyfile(dist / rel, out / rel)
-        files[rel] = manifest["files"][rel]
-    sub = {
-        **manifest,
-        "num_rows": entry["num_rows"],
-        "content_hash": combined_hash([entry["content_hash"]]),
-        "families": {family: entry},
-        "files": files,
-    }
-    card = render_family_card(sub, family, repo_id, main_repo_id)
-    (out / CARD).write_text(card, encoding="utf-8", newline="\n")
-    sub["files"][CARD] = {"num_bytes": (out / CARD).stat().st_size, "sha256": file_sha256(out / CARD)}
-    (out / MANIFEST).write_text(json.dumps(sub, indent=2) + "\n", encoding="utf-8", newline="\n")
-    return out
 
 
 def describe(plan: PushPlan, endpoint: str, revision: str | None, create_pr: bool, private: bool) -> str:
@@ -150,42 +111,6 @@ def describe(plan: PushPlan, endpoint: str, revision: str | None, create_pr: boo
             f"  {f.path_in_repo:<40} {f.size:>12,} bytes  {'LFS' if f.large else 'git'}  sha256 {f.sha256[:12]}"
         )
     return "\n".join(lines)
-
-
-@contextmanager
-def hub_errors(endpoint: str, repo_id: str) -> Iterator[None]:
-    """Translate Hub and network failures into messages a maintainer can act on."""
-    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
-
-    try:
-        yield
-    except RevisionNotFoundError:
-        raise PublishError(
-            f"{repo_id}: the branch does not exist on the Hub. Create it first or omit --revision."
-        ) from None
-    except RepositoryNotFoundError:
-        raise PublishError(
-            f"{repo_id}: no such dataset repository, or the token may not see it. "
-            "Check --repo-id and that the token belongs to a member of the organization."
-        ) from None
-    except HfHubHTTPError as err:
-        status = err.response.status_code if err.response is not None else None
-        if status == 401:
-            raise PublishError(
-                "The Hub rejected the token (401 Unauthorized). Pass a valid write token with --token or HF_TOKEN, "
-                "or log in with `hf auth login`."
-            ) from None
-        if status == 403:
-            raise PublishError(
-                f"The token may not write to {repo_id} (403 Forbidden). Use a token with write access to its "
-                "organization, or --create-pr to propose the change."
-            ) from None
-        server = err.server_message or str(err).splitlines()[0]
-        raise PublishError(f"The Hub refused the request ({status}): {server}") from None
-    except transport_errors() as err:
-        raise PublishError(
-            f"Cannot reach the Hub at {endpoint} ({type(err).__name__}). Check the network connection and HF_ENDPOINT."
-        ) from None
 
 
 def resolve_token(token: str | None) -> str:

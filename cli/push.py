@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from mathbode.schema.errors import exit_on_error
+from mathbode.builder.release import family_release
+from mathbode.hub import publish
 
-from . import publish
+from .common import CONTEXT, exit_on_error
 
 
 def _endpoint() -> str:
@@ -18,7 +19,7 @@ def _endpoint() -> str:
     return constants.ENDPOINT.rstrip("/")
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings=CONTEXT)
 @click.argument("dist", type=click.Path(path_type=Path))
 @click.option("--repo-id", required=True, help="Dataset repository ORG/NAME (created if missing).")
 @click.option("--private", is_flag=True, help="Create the repository as private.")
@@ -56,7 +57,7 @@ def main(
             publish.check_repo_id(f"{family_prefix}-x")
             for family in plans[0].families:
                 family_repo = f"{family_prefix}-{family}"
-                folder = publish.family_release(dist, family, family_repo, plans[0].repo_id, Path(tmp) / family)
+                folder = family_release(dist, family, family_repo, plans[0].repo_id, Path(tmp) / family)
                 plans.append(publish.plan_release(folder, family_repo, label=f"{dist} ({family} only)"))
         if dry_run:
             click.echo("\n\n".join(publish.describe(p, endpoint, revision, create_pr, private) for p in plans))

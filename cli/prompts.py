@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import click
 
-from mathbode.schema.errors import exit_on_error
+from mathbode.core.atomic import write_jsonl
+from mathbode.schema.selection import iter_requests, select_rows
 
-from .jsonl import write_jsonl
+from .common import CONTEXT, exit_on_error
 from .options import families_option, family_names, preset_option, reference_option
-from .selection import iter_requests, reference_table, select_rows
+from .reference import resolve_reference
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings=CONTEXT)
 @preset_option()
 @families_option()
 @reference_option()
@@ -23,7 +24,7 @@ def main(preset: str, families_spec: str, reference: str | None, output: str) ->
     Answer each prompt, then add `response` (the model's raw text) to the line and score the file
     with mathbode-score.
     """
-    rows = select_rows(reference_table(family_names(families_spec), reference), preset)
+    rows = select_rows(resolve_reference(family_names(families_spec), reference).table, preset)
     n = write_jsonl(output, iter_requests(rows))
     if output != "-":
         click.echo(f"Wrote {n:,} requests ({preset.upper()}) to {output}", err=True)

@@ -6,13 +6,14 @@ import time
 
 import click
 
-from mathbode.schema.errors import MathBodeError, exit_on_error
+from mathbode.builder.families import resolve_families
+from mathbode.builder.release import FORMATS, build_release, stderr_progress
+from mathbode.core.errors import MathBodeError
 
-from .families import resolve_families
-from .release import FORMATS, build_release, stderr_progress
+from .common import CONTEXT, exit_on_error
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings=CONTEXT)
 @click.option(
     "--families",
     "families_spec",
@@ -48,6 +49,6 @@ def main(families_spec: str, out: str, fmt: str, quiet: bool) -> None:
     if not quiet:
         m = result.manifest
         click.echo(
-            f"Wrote {m['num_rows']:,} rows of {len(m['families'])} families to {result.out}/ "
-            f"in {time.perf_counter() - start:.2f} s\ncontent hash {m['content_hash']}"
+            f"Wrote {m.num_rows:,} rows of {len(m.families)} families to {result.out}/ "
+            f"in {time.perf_counter() - start:.2f} s\ncontent hash {m.content_hash}"
         )

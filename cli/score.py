@@ -9,17 +9,19 @@ from pathlib import Path
 
 import click
 
-from mathbode.schema.atomic import check_replaceable
-from mathbode.schema.errors import MathBodeError, exit_on_error
+from mathbode.core.atomic import check_replaceable
+from mathbode.core.errors import MathBodeError
+from mathbode.evaluator.aggregate import ScoreConfig
+from mathbode.evaluator.background import BackgroundPlotter
+from mathbode.evaluator.files import REPORT_MARKER
+from mathbode.evaluator.report import coverage_notes, json_safe, leaderboard, write_report
+from mathbode.evaluator.scoring import Scored, score
 from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.submission import read_submission
 
-from .aggregate import ScoreConfig
-from .background import BackgroundPlotter
+from .common import CONTEXT, exit_on_error
 from .options import preset_option, reference_option
-from .report import REPORT_MARKER, json_safe, leaderboard, write_report
-from .scoring import Scored, score
-from .selection import reference_table
+from .reference import resolve_reference
 
 
 class InvalidSubmission(MathBodeError):
@@ -51,6 +53,7 @@ def _table(results: list[Scored]) -> str:
             f"{r.label:<{width}}  {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  {_fmt(r.overall['mb_plus']):>7}  "
             f"{r.overall['num_families']:>8}"
         )
+    lines += [f"note: {line}" for line in coverage_notes(results)]
     if len(results) == 1:
         r = results[0]
         lines.append("")
@@ -63,7 +66,7 @@ def _table(results: list[Scored]) -> str:
     return "\n".join(lines)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings=CONTEXT)
 @click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @reference_option()
 @click.option(
@@ -76,13 +79,21 @@ def _table(results: list[Scored]) -> str:
 @preset_option(default=None, help_text="Score only this preset's sweeps (default: every sinusoid sweep answered).")
 @click.option("--no-plots", is_flag=True, help="Skip the Bode plot PNGs.")
 @click.option(
-    "--gain-scale", type=float, default=0.25, show_default=True, help="|gain-1| that zeroes the gain part of MB-Core."
+    "--gain-scale",
+    type=click.FloatRange(min=0, min_open=True),
+    default=0.25,
+    show_default=True,
+    help="|gain-1| that zeroes the gain part of MB-Core.",
 )
 @click.option(
-    "--phase-scale", type=float, default=45.0, show_default=True, help="|phase error| (deg) that zeroes the phase part."
+    "--phase-scale",
+    type=click.FloatRange(min=0, min_open=True),
+    default=45.0,
+    show_default=True,
+    help="|phase error| (deg) that zeroes the phase part.",
 )
-@click.option("--gain-weight", type=float, default=0.5, show_default=True)
-@click.option("--phase-weight", type=float, default=0.5, show_default=True)
+@click.option("--gain-weight", type=click.FloatRange(min=0), default=0.5, show_default=True)
+@click.option("--phase-weight", type=click.FloatRange(min=0), default=0.5, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON instead of the table.")
 @exit_on_error
 def main(
@@ -104,7 +115,7 @@ def main(
     check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
     config = ScoreConfig(
         gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight, phase_weight=phase_weight
-    )
+    ).validate()
     with BackgroundPlotter() if not no_plots else nullcontext() as plotter:
         results = _score_files(predictions, reference, preset, config)
         write_report(results, out, plots=not no_plots, plotter=plotter)
@@ -124,14 +135,14 @@ def _score_files(
         sub = read_submission(path)
         if not sub.report.valid:
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
-        if not any(p.key[2] == SINUSOID for p in sub.predictions):
+        if not any(p.key.signal_type == SINUSOID for p in sub.predictions):
             raise InvalidSubmission(
                 f"{path} has no sinusoid rows: nothing to score (chirp and step rows are not scored)."
             )
         submissions.append(sub)
-    answered = {p.key[0] for s in submissions for p in s.predictions if p.key[2] == SINUSOID}
+    answered = {p.key.family for s in submissions for p in s.predictions if p.key.signal_type == SINUSOID}
     families = [f for f in layout().families if f in answered]
-    ref = reference_table(families, reference)
+    ref = resolve_reference(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
     return [
         score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels, strict=True)

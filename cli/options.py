@@ -1,18 +1,21 @@
-"""Click options shared by the evaluator's commands."""
+"""Click options shared by several commands."""
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import click
 
 from mathbode.builder.families import resolve_families
-from mathbode.schema.errors import MathBodeError
+from mathbode.core.errors import MathBodeError
+from mathbode.schema.selection import PRESET_CHOICES
 
-from .selection import PRESET_CHOICES
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def preset_option(
     default: str | None = "SMOKE", help_text: str = "Rows to select (paper, appendix B); ALL = every row."
-):
+) -> Decorator:
     return click.option(
         "--preset",
         type=click.Choice(PRESET_CHOICES, case_sensitive=False),
@@ -22,7 +25,7 @@ def preset_option(
     )
 
 
-def reference_option():
+def reference_option() -> Decorator:
     return click.option(
         "--reference",
         type=click.Path(),
@@ -32,7 +35,7 @@ def reference_option():
     )
 
 
-def families_option():
+def families_option() -> Decorator:
     return click.option(
         "--families",
         "families_spec",

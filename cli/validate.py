@@ -7,11 +7,15 @@ import sys
 
 import click
 
-from .errors import exit_on_error
-from .validate import validate_path
+from mathbode.hub.fetch import fetch_release, is_hub_spec
+from mathbode.schema.dataset import validate_dataset
+from mathbode.schema.report import Report
+from mathbode.schema.validate import validate_path
+
+from .common import CONTEXT, exit_on_error
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the human summary.")
 @click.option(
@@ -28,7 +32,7 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int) -> None:
 
     Exit status: 0 when every path is valid, 1 when any is invalid, 2 on a usage error.
     """
-    reports = [validate_path(p) for p in paths]
+    reports = [_validate(p) for p in paths]
     if as_json:
         click.echo(
             json.dumps(
@@ -39,3 +43,12 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int) -> None:
     else:
         click.echo("\n".join(r.format_text(max_examples) for r in reports))
     sys.exit(0 if all(r.valid for r in reports) else 1)
+
+
+def _validate(path: str) -> Report:
+    """A local path, or `hub:ORG/NAME[@REV]`: a published release checked against its own manifest."""
+    if not is_hub_spec(path):
+        return validate_path(path)
+    report = validate_dataset(fetch_release(path))
+    report.path = path
+    return report

@@ -1,0 +1,70 @@
+"""The exact oracle: the canonical rows (checked against the release's hashes) and exact answers.
+
+The symbolic baseline (the exact answer in the answer format, truncated to six decimals)
+calibrates the instrument: run through the same parser and fits, it must score MB-Core 1 with
+unity gain and zero phase error at every frequency.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Iterator
+
+import pyarrow as pa
+
+from mathbode.core.errors import ReferenceMismatchError
+from mathbode.core.hashing import content_hash
+from mathbode.schema.layout import layout
+from mathbode.schema.reference import BUILDER_SOURCE, Reference
+from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
+from mathbode.schema.selection import key_fields
+
+from .families import get_family
+from .rows import family_table
+
+BASELINE_MODEL = "symbolic-baseline"
+
+
+def canonical_rows(families: list[str]) -> pa.Table:
+    """The builder's rows for `families`, checked against the release's content hashes."""
+    return canonical_reference(families).table
+
+
+def canonical_reference(families: list[str]) -> Reference:
+    """The builder's rows for `families` as a reference, checked against the release's content hashes."""
+    tables = []
+    for name in families:
+        table = family_table(get_family(name))
+        if content_hash(table) != RELEASE_CONTENT_HASHES.get(name):
+            raise ReferenceMismatchError(
+                f"the builder's rows for {name!r} do not match the release's content hash; "
+                "this installation is not the canonical builder. Score with --reference DIR instead."
+            )
+        tables.append(table)
+    return Reference(
+        pa.concat_tables(tables), BUILDER_SOURCE, {name: RELEASE_CONTENT_HASHES[name] for name in families}
+    )
+
+
+def exact_answer(row: dict[str, Any]) -> Fraction:
+    """The exact answer of a row, from its family's solution at the rendered p (not the rounded float)."""
+    family = get_family(row["family"])
+    p = Decimal(repr(row["p_value"]))  # the shortest repr of a 3-decimal float is the rendered text
+    return family.answer_function(row["question_id"])(Fraction(p))
+
+
+def answer_text(value: Fraction) -> str:
+    """An exact value as the answer format's payload: truncated toward zero to the format's decimals."""
+    decimals = layout().answer_decimals
+    scaled = abs(value.numerator) * 10**decimals // value.denominator
+    sign = "-" if value < 0 else ""
+    return f"{sign}{scaled // 10**decimals}.{scaled % 10**decimals:0{decimals}d}"
+
+
+def baseline_lines(rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The symbolic solver's submission lines for `rows`."""
+    lay = layout()
+    for row in rows:
+        response = f"{lay.answer_start} {answer_text(exact_answer(row))} {lay.answer_end}"
+        yield {**key_fields(row), "response": response, "model": BASELINE_MODEL}

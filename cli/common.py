@@ -1,0 +1,29 @@
+"""What every command shares: the error handler that turns a `MathBodeError` into a message and an exit code."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable, TypeVar
+
+import click
+
+from mathbode.core.errors import MathBodeError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def exit_on_error(func: F) -> F:
+    """Wrap a command body: a `MathBodeError` becomes `Error: <message>` on stderr and its exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MathBodeError as err:
+            click.echo(f"Error: {err}", err=True)
+            sys.exit(err.exit_code)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,27 @@
+"""`mathbode`: one command with a subcommand per job; the `mathbode-*` commands are aliases of them."""
+
+from __future__ import annotations
+
+import click
+
+from mathbode.core.version import __version__
+
+from . import baseline, build, prompts, push, score, validate
+from .common import CONTEXT
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="mathbode")
+def mathbode() -> None:
+    """MathBode: frequency-response evaluation of language models' math reasoning.
+
+    Typical order: build, validate, prompts (or run), score, push.
+    """
+
+
+mathbode.add_command(build.main, "build")
+mathbode.add_command(validate.main, "validate")
+mathbode.add_command(prompts.main, "prompts")
+mathbode.add_command(baseline.main, "baseline")
+mathbode.add_command(score.main, "score")
+mathbode.add_command(push.main, "push")

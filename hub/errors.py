@@ -1,0 +1,90 @@
+"""Hub and network failures, translated once into messages a user can act on.
+
+Both publishing and fetching go through `hub_errors`; the token never appears in a message.
+"""
+
+from __future__ import annotations
+
+import importlib
+from contextlib import contextmanager
+from typing import Iterator
+
+from mathbode.core.errors import MathBodeError
+
+
+class HubError(MathBodeError):
+    """The Hub could not be reached, or refused the request."""
+
+
+class PublishError(HubError):
+    """The push could not be done; nothing was half-published (a commit is all or nothing)."""
+
+
+def transport_errors() -> tuple[type[BaseException], ...]:
+    """Network failures as the installed Hub client raises them (its HTTP library changed over versions)."""
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for module, name in (("httpx2", "TransportError"), ("httpx", "TransportError"), ("requests", "ConnectionError")):
+        try:
+            found.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+@contextmanager
+def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: str | None = None) -> Iterator[None]:
+    """Translate what the Hub client raises inside the block into a `HubError` that says what to do.
+
+    Publishing (`spec` None) raises `PublishError`s about `repo_id`; reading back a release
+    (`spec` = the user's `hub:ORG/NAME[@REV]`) raises `HubError`s about the spec.
+    """
+    from huggingface_hub.errors import (
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    reading = spec is not None
+    try:
+        yield
+    except RevisionNotFoundError:
+        if reading:
+            raise HubError(f"{spec}: the revision {revision!r} does not exist in {repo_id}.") from None
+        raise PublishError(
+            f"{repo_id}: the branch does not exist on the Hub. Create it first or omit --revision."
+        ) from None
+    except RepositoryNotFoundError:
+        if reading:
+            raise HubError(
+                f"{spec}: no such dataset repository on {endpoint} (or it is private: set HF_TOKEN)."
+            ) from None
+        raise PublishError(
+            f"{repo_id}: no such dataset repository, or the token may not see it. "
+            "Check --repo-id and that the token belongs to a member of the organization."
+        ) from None
+    except HfHubHTTPError as err:
+        if reading:
+            raise HubError(f"{spec}: the Hub refused the download ({err.server_message or err}).") from None
+        status = err.response.status_code if err.response is not None else None
+        if status == 401:
+            raise PublishError(
+                "The Hub rejected the token (401 Unauthorized). Pass a valid write token with --token or HF_TOKEN, "
+                "or log in with `hf auth login`."
+            ) from None
+        if status == 403:
+            raise PublishError(
+                f"The token may not write to {repo_id} (403 Forbidden). Use a token with write access to its "
+                "organization, or --create-pr to propose the change."
+            ) from None
+        server = err.server_message or str(err).splitlines()[0]
+        raise PublishError(f"The Hub refused the request ({status}): {server}") from None
+    except (LocalEntryNotFoundError, *transport_errors()) as err:
+        if reading:
+            raise HubError(
+                f"{spec}: cannot reach {endpoint} and no cached copy exists "
+                f"({type(err).__name__}). Check the network connection and HF_ENDPOINT."
+            ) from None
+        raise PublishError(
+            f"Cannot reach the Hub at {endpoint} ({type(err).__name__}). Check the network connection and HF_ENDPOINT."
+        ) from None

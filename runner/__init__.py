@@ -1,0 +1,1 @@
+"""Model calls: an OpenAI-compatible client, concurrency, retries and a resumable journal."""

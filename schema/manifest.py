@@ -1,0 +1,151 @@
+"""The release manifest (MANIFEST.json), typed: one reader and one writer for every room.
+
+The builder writes it, the card is rendered from it, the publisher plans its commit from it and
+the validator checks files against it. On disk it is checked against `manifest.schema.json`
+before it is trusted (see `dataset.py`); here it is plain data.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from mathbode.core.hashing import combined_hash, file_sha256
+
+MANIFEST, CARD = "MANIFEST.json", "README.md"
+RELEASE_NAME = "MathBode"
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One file of the release, by its path relative to the release folder."""
+
+    num_bytes: int
+    sha256: str
+    #: Data files only: rows in the file.
+    num_rows: int | None = None
+    #: Data files only: the rows' in-memory Arrow size (the card's `dataset_size`).
+    arrow_bytes: int | None = None
+
+    @classmethod
+    def of(cls, path: Path, num_rows: int | None = None, arrow_bytes: int | None = None) -> "FileEntry":
+        return cls(path.stat().st_size, file_sha256(path), num_rows, arrow_bytes)
+
+    @property
+    def is_data(self) -> bool:
+        return self.num_rows is not None
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.is_data:
+            return {"num_bytes": self.num_bytes, "sha256": self.sha256}
+        return {
+            "num_rows": self.num_rows,
+            "num_bytes": self.num_bytes,
+            "arrow_bytes": self.arrow_bytes,
+            "sha256": self.sha256,
+        }
+
+
+@dataclass(frozen=True)
+class FamilyEntry:
+    """One family's rows in the release."""
+
+    version: str
+    num_rows: int
+    #: `content_hash` of the family's rows (independent of the file format).
+    content_hash: str
+    #: Its data files, relative paths.
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a build wrote: versions, counts, content hashes and every file's checksum."""
+
+    builder_version: str
+    #: `parquet` or `jsonl`.
+    format: str
+    families: dict[str, FamilyEntry]
+    files: dict[str, FileEntry]
+    #: The writer, since file bytes (not the content hash) depend on its version.
+    parquet_writer: str | None = None
+    name: str = RELEASE_NAME
+    #: Filled in from `families` when not given.
+    num_rows: int = -1
+    content_hash: str = ""
+
+    def __post_init__(self) -> None:
+        if self.num_rows < 0:
+            object.__setattr__(self, "num_rows", sum(f.num_rows for f in self.families.values()))
+        if not self.content_hash:
+            object.__setattr__(self, "content_hash", combined_hash([f.content_hash for f in self.families.values()]))
+
+    @property
+    def data_files(self) -> dict[str, FileEntry]:
+        return {rel: entry for rel, entry in self.files.items() if entry.is_data}
+
+    def family_files(self, family: str) -> tuple[str, ...]:
+        return self.families[family].files
+
+    def only(self, family: str) -> "Manifest":
+        """The manifest of a one-family release made from this one (its card not yet listed)."""
+        entry = self.families[family]
+        return replace(
+            self,
+            families={family: entry},
+            files={rel: self.files[rel] for rel in entry.files},
+            num_rows=-1,
+            content_hash="",
+        )
+
+    def with_file(self, rel: str, entry: FileEntry) -> "Manifest":
+        return replace(self, files={**self.files, rel: entry})
+
+    # -- JSON --------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "builder_version": self.builder_version, "format": self.format}
+        if self.parquet_writer is not None:
+            out["parquet_writer"] = self.parquet_writer
+        out["num_rows"] = self.num_rows
+        out["content_hash"] = self.content_hash
+        out["families"] = {name: {**asdict(entry), "files": list(entry.files)} for name, entry in self.families.items()}
+        out["files"] = {rel: entry.to_json() for rel, entry in self.files.items()}
+        return out
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> "Manifest":
+        """A manifest document that passed `manifest.schema.json`."""
+        return cls(
+            name=raw["name"],
+            builder_version=raw["builder_version"],
+            format=raw["format"],
+            parquet_writer=raw.get("parquet_writer"),
+            num_rows=raw["num_rows"],
+            content_hash=raw["content_hash"],
+            families={
+                name: FamilyEntry(f["version"], f["num_rows"], f["content_hash"], tuple(f["files"]))
+                for name, f in raw["families"].items()
+            },
+            files={
+                rel: FileEntry(f["num_bytes"], f["sha256"], f.get("num_rows"), f.get("arrow_bytes"))
+                for rel, f in raw["files"].items()
+            },
+        )
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2) + "\n"
+
+
+def write_release_metadata(folder: Path, manifest: Manifest, card: str) -> Manifest:
+    """Write the card, record its checksum, write MANIFEST.json: the last step of every release folder."""
+    (folder / CARD).write_text(card, encoding="utf-8", newline="\n")
+    final = manifest.with_file(CARD, FileEntry.of(folder / CARD))
+    (folder / MANIFEST).write_text(final.dumps(), encoding="utf-8", newline="\n")
+    return final
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The manifest of a release folder that has passed `validate_dataset`."""
+    return Manifest.from_json(json.loads((folder / MANIFEST).read_text("utf-8")))

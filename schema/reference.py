@@ -1,0 +1,58 @@
+"""The canonical rows a submission is asked and scored against, and where they came from.
+
+A `Reference` is the rows plus their provenance (the builder's own rows, a release folder, or a
+release fetched from the Hub) and each family's content hash, so a score or a run record can
+say exactly what it was measured against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from mathbode.core.errors import ReferenceMismatchError, UsageError
+from mathbode.core.hashing import combined_hash
+
+from .dataset import open_table, validate_dataset
+from .manifest import read_manifest
+
+#: The `source` of the builder's own rows.
+BUILDER_SOURCE = "builder"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Canonical rows of some families, with where they came from."""
+
+    table: pa.Table
+    #: `builder`, a release folder's path, or `hub:ORG/NAME[@REV]`.
+    source: str
+    #: family -> content hash of its rows, in canonical order.
+    family_hashes: dict[str, str]
+
+    @property
+    def content_hash(self) -> str:
+        """One hash over the families' content hashes (the release's own when all are present)."""
+        return combined_hash(list(self.family_hashes.values()))
+
+    def provenance(self) -> dict[str, object]:
+        return {"source": self.source, "content_hash": self.content_hash, "families": dict(self.family_hashes)}
+
+
+def release_reference(folder: str | Path, families: list[str], source: str | None = None) -> Reference:
+    """`families` read from a release folder, after checking its files against its manifest."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"--reference {folder}: no such folder. Give a release folder such as dist/.")
+    report = validate_dataset(folder)
+    if not report.valid:
+        raise ReferenceMismatchError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
+    manifest = read_manifest(folder)
+    missing = [f for f in families if f not in manifest.families]
+    if missing:
+        raise ReferenceMismatchError(f"--reference {folder} has no rows for {', '.join(missing)}.")
+    table = pa.concat_tables(open_table(folder / rel) for name in families for rel in manifest.family_files(name))
+    hashes = {name: manifest.families[name].content_hash for name in families}
+    return Reference(table, source or str(folder), hashes)
