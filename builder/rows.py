@@ -30,7 +30,7 @@ def answer_instruction(lay: Layout | None = None) -> str:
     )
 
 
-def sweep_unit(sweep: Sweep, lay: Layout) -> tuple[Sequence[Decimal], list[float | None]]:
+def sweep_unit(sweep: Sweep, lay: Layout) -> tuple[Sequence[Decimal], Sequence[float | None]]:
     """The unit-amplitude drive of a sweep and its per-step `frequency_cycles` column."""
     T = lay.time_steps
     if sweep.signal_type == SINUSOID:

@@ -46,7 +46,7 @@ def card_metadata(manifest: Manifest, all_config: bool = True) -> dict[str, Any]
     """
     family_files = {name: list(fam.files) for name, fam in manifest.families.items()}
     every_file = [f for files in family_files.values() for f in files]
-    configs = [
+    configs: list[dict[str, Any]] = [
         {"config_name": name, "data_files": [{"split": "train", "path": files}]} for name, files in family_files.items()
     ]
     infos = [_config_info(name, files, manifest) for name, files in family_files.items()]

@@ -30,7 +30,8 @@ class InvalidSubmission(MathBodeError):
 
 def _labels(paths: list[Path], models: list[str | None]) -> list[str]:
     """Model names when they tell the files apart, else file stems; made unique."""
-    names = models if all(models) and len(set(models)) == len(models) else [p.stem for p in paths]
+    given = [m for m in models if m]
+    names = given if len(given) == len(models) and len(set(given)) == len(given) else [p.stem for p in paths]
     seen: dict[str, int] = {}
     out = []
     for name in names:

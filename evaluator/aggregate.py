@@ -77,7 +77,7 @@ def frequency_summary(sweeps: pd.DataFrame) -> pd.DataFrame:
 def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> dict[str, dict[str, float]]:
     """Per family: mid-band errors, MB-Core, and MB-Plus with fit quality, residual ACF and compliance."""
     config = config or ScoreConfig()
-    scores = {}
+    scores: dict[str, dict[str, float]] = {}
     for family, rows in summary.groupby("family", sort=False):
         mid = rows[rows["frequency_cycles"].isin(config.mid_band)]
         # Means over frequency rows skip NaN, as pandas' mean does (empty -> NaN).
@@ -90,7 +90,7 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> d
         acf1_abs = float(mid["res_acf1"].abs().mean())
         compliance = float(rows["compliance"].mean())
         mb_plus = mb_core * clip01(r2_mean) ** 0.5 * clip01(1 - acf1_abs) ** 0.5 * clip01(compliance) ** 0.5
-        scores[family] = {
+        scores[str(family)] = {
             "mb_core": mb_core,
             "mb_plus": mb_plus,
             "gain_abs_err_mid": gain_err,

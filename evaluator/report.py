@@ -87,7 +87,7 @@ def _markdown(results: list[Scored]) -> str:
             ["rank", "submission", "preset", "MB-Core", "MB-Plus", "families"],
             [
                 [str(i + 1), r["label"], r["preset"], _num(r["mb_core"]), _num(r["mb_plus"]), str(r["num_families"])]
-                for i, r in board.iterrows()
+                for i, r in enumerate(board.to_dict("records"))
             ],
         )
         lines.append("")

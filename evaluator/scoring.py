@@ -140,11 +140,9 @@ def score(
     truth = np.array([t for _, t in rows], dtype=float)
     n_sweeps = len(rows) // T
     sweep_keys = pd.DataFrame([[getattr(key, c) for c in SWEEP_COLUMNS] for key, _ in rows[::T]], columns=SWEEP_COLUMNS)
+    frequencies = [key.frequency_cycles or 0.0 for key, _ in rows[::T]]  # sinusoid keys always carry one
     metrics = [
-        sweep_metrics(
-            truth[i * T : (i + 1) * T], y[i * T : (i + 1) * T], float(sweep_keys.at[i, "frequency_cycles"]), T
-        )
-        for i in range(n_sweeps)
+        sweep_metrics(truth[i * T : (i + 1) * T], y[i * T : (i + 1) * T], frequencies[i], T) for i in range(n_sweeps)
     ]
     sweeps = pd.concat([sweep_keys, pd.DataFrame(metrics, columns=list(SWEEP_METRICS))], axis=1)
     summary = frequency_summary(sweeps)

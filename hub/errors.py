@@ -46,6 +46,7 @@ def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: s
     )
 
     reading = spec is not None
+    network: tuple[type[BaseException], ...] = (LocalEntryNotFoundError, *transport_errors())
     try:
         yield
     except RevisionNotFoundError:
@@ -79,7 +80,7 @@ def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: s
             ) from None
         server = err.server_message or str(err).splitlines()[0]
         raise PublishError(f"The Hub refused the request ({status}): {server}") from None
-    except (LocalEntryNotFoundError, *transport_errors()) as err:
+    except network as err:
         if reading:
             raise HubError(
                 f"{spec}: cannot reach {endpoint} and no cached copy exists "

@@ -92,11 +92,11 @@ def _describe(err: jsonschema.ValidationError) -> tuple[str, str, Any]:
         return (
             "",
             "exactly one of 'response' or 'prediction'",
-            "both" if err.instance and all(k in err.instance for k in ("response", "prediction")) else "neither",
+            "both" if isinstance(err.instance, dict) and {"response", "prediction"} <= set(err.instance) else "neither",
         )
     if kw == "type":
         types = val if isinstance(val, list) else [val]
-        return field, "a JSON " + " or ".join(types), _found(err.instance)
+        return field, "a JSON " + " or ".join(str(t) for t in types), _found(err.instance)
     if kw in ("enum", "const"):
         choices = val if isinstance(val, list) else [val]
         return field, "one of " + ", ".join(json.dumps(c) for c in choices), _found(err.instance)
@@ -201,6 +201,7 @@ class CompiledSchema:
             # Project the value to a stand-in every rule on this field answers the same way
             # (inlined: this loop runs for every field of every row).
             kind = type(value)
+            proj: Any
             if kind is str and rule[0]:
                 proj = "x" * min(len(value), rule[1])  # only the type and minLength matter
             elif (kind is float or kind is int) and rule[2]:

@@ -17,7 +17,7 @@ from mathbode.core.errors import UsageError
 from mathbode.core.hashing import combined_hash, content_hash, file_sha256
 
 from .compiled import compiled
-from .keys import canonical_sweeps, format_key, row_key
+from .keys import RowKey, SweepKey, canonical_sweeps, format_key, row_key
 from .layout import layout
 from .manifest import CARD, MANIFEST, Manifest
 from .report import Report
@@ -62,8 +62,8 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
     """Rows, keys and grid of one data file; returns rows per family found."""
     lay = layout()
     schema = compiled(SCHEMA)
-    keys_seen: dict[tuple, int] = {}
-    steps: dict[tuple, set[int]] = defaultdict(set)
+    keys_seen: dict[RowKey, int] = {}
+    steps: dict[SweepKey, set[int]] = defaultdict(set)
     per_family: Counter[str] = Counter()
     for index, row in enumerate(table.to_pylist()):
         here = f"{where} row {index}"
@@ -77,7 +77,7 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
         if errors:
             continue
         key = row_key(row)
-        per_family[key[0]] += 1
+        per_family[key.family] += 1
         if key in keys_seen:
             report.error(
                 "duplicate-key",
@@ -88,7 +88,7 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
             )
             continue
         keys_seen[key] = index
-        steps[key[:-1]].add(key[-1])
+        steps[key.sweep].add(key.time_step)
     full = set(range(lay.time_steps))
     for family in per_family:
         expected = canonical_sweeps(family)
@@ -104,7 +104,7 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
                     f"all {lay.time_steps} steps of sweep {format_key(sweep)}",
                     f"{len(have)} steps; missing {shown}",
                 )
-        for sweep in sorted(set(s for s in steps if s[0] == family) - set(expected), key=str):
+        for sweep in sorted({s for s in steps if s.family == family} - set(expected), key=str):
             report.error("extra-sweep", where, "", "only the sweeps of the grid", format_key(sweep))
         if per_family[family] != lay.rows_per_family:
             report.error(

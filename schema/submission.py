@@ -40,7 +40,7 @@ class Submission:
     path: Path
     predictions: list[Prediction] = field(default_factory=list)
     model: str | None = None
-    report: Report | None = None
+    report: Report = field(default_factory=lambda: Report("", "submission"))
 
 
 def _reject_constant(name: str) -> Any:
@@ -57,6 +57,14 @@ def _decode(raw: bytes, lineno: int, report: Report) -> Any:
         return _BAD
     try:
         return _DECODER.decode(text)
+    except RecursionError:
+        report.error("json", f"line {lineno}", "", "one flat JSON object", "values nested too deeply to read")
+        return _BAD
+    except json.JSONDecodeError as err:
+        snippet = text.strip()
+        snippet = snippet if len(snippet) <= 40 else snippet[:37] + "..."
+        report.error("json", f"line {lineno}", "", "one JSON object", f"{err.msg} at column {err.colno}: {snippet!r}")
+        return _BAD
     except ValueError as err:
         if "is not valid JSON" in str(err):
             report.error(
@@ -66,12 +74,10 @@ def _decode(raw: bytes, lineno: int, report: Report) -> Any:
                 "finite numbers (use null for no answer)",
                 str(err).split(" is not")[0],
             )
+        elif "integer string conversion" in str(err):
+            report.error("json", f"line {lineno}", "", "numbers of ordinary size", "an integer of over 4,300 digits")
         else:
-            snippet = text.strip()
-            snippet = snippet if len(snippet) <= 40 else snippet[:37] + "..."
-            report.error(
-                "json", f"line {lineno}", "", "one JSON object", f"{err.msg} at column {err.colno}: {snippet!r}"
-            )
+            report.error("json", f"line {lineno}", "", "one JSON object", str(err).splitlines()[0][:200])
         return _BAD
 
 
@@ -110,7 +116,7 @@ def read_submission(path: str | Path) -> Submission:
     universe = canonical_keys()
     first_line: dict[RowKey, int] = {}
     models: dict[str, int] = {}
-    lines = data.split(b"\n")
+    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")  # a UTF-8 byte-order mark is allowed
     if lines and lines[-1] == b"":
         lines.pop()  # the newline that ends the last line
     for lineno, raw in enumerate(lines, start=1):
