@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from mathbode.evaluator.aggregate import ScoreConfig, family_scores, frequency_summary
@@ -46,10 +46,10 @@ def test_fit_recovers_amplitude_and_phase(f, amp, phase, offset):
 def test_sweep_gain_and_phase_error_are_recovered_with_missing_answers(f, gain, lag, dropped):
     truth = tone(f, 2.0, 0.3, 10)
     model = tone(f, 2.0 * gain, 0.3 + math.radians(lag), 10)
+    # At Nyquist/4 with gaps the sin/cos columns can nearly coincide: no recovery is promised there.
+    assume(not (f == 16 and dropped))
     model[list(dropped)] = np.nan
     m = sweep_metrics(truth, model, f, T)
-    if f == 16 and dropped:
-        return  # at Nyquist/4 with gaps the sin/cos columns can nearly coincide; nothing to assert
     assert m["gain"] == pytest.approx(gain, rel=1e-6)
     assert m["phase_err_deg"] == pytest.approx(lag, abs=1e-6)
     assert m["compliance"] == (T - len(dropped)) / T

@@ -58,6 +58,7 @@ def test_golden(response, expected):
         assert math.isnan(got)
     else:
         assert got == expected
+        assert math.copysign(1.0, got) == math.copysign(1.0, expected)  # -0.0 stays negative
 
 
 def test_none_and_empty_are_non_compliant():

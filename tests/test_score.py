@@ -106,10 +106,25 @@ def test_a_smoke_submission_is_detected_and_scored_on_its_sweeps(reference, tmp_
 
 
 def test_missing_rows_in_a_preset_count_as_non_compliant(reference, tmp_path):
-    rows = select_rows(reference.table, "SMOKE")
-    r = _score_lines(baseline_lines(rows[: len(rows) // 2]), reference, tmp_path, "half", preset="SMOKE")
+    rows = select_rows(reference.table, "SMOKE")  # 256 rows a family, canonical order
+    r = _score_lines(baseline_lines(rows[:640]), reference, tmp_path, "half", preset="SMOKE")
     assert r.preset == "SMOKE"
-    assert r.overall["num_families"] < 5 or min(s["compliance_mean"] for s in r.families.values()) < 1
+    # Two families whole; of exponential_interest, the amplitude-0.5 sweeps only: half of each frequency.
+    compliance = {fam: s["compliance_mean"] for fam, s in r.families.items()}
+    assert compliance == {"linear_solve": 1.0, "ratio_saturation": 1.0, "exponential_interest": 0.5}
+    assert r.overall["num_families"] == 3
+    assert np.isnan(r.overall["mb_core"]) and np.isnan(r.overall["mb_plus"])
+    assert r.overall["note"] == (
+        "answers 3 of 5 families (none for linear_system, similar_triangles); the overall score needs every family"
+    )
+
+
+def test_a_one_family_smoke_file_is_not_an_overall_smoke_score(reference, tmp_path):
+    rows = [r for r in select_rows(reference.table, "SMOKE") if r["family"] == "linear_solve"]
+    r = _score_lines(baseline_lines(rows), reference, tmp_path, "one")
+    assert r.families["linear_solve"]["mb_core"] > 0.9999
+    assert r.preset == "custom" and np.isnan(r.overall["mb_core"])
+    assert r.extra["coverage"] == {"preset": "SMOKE", "sweeps": 4, "of": 20}
 
 
 def test_report_files_exist_and_agree(baseline_result, tmp_path):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mathbode.cli.validate import main as validate_cli
 from mathbode.schema import layout, validate_path
 
 LAY = layout()
@@ -67,11 +70,16 @@ def test_broken_submissions_are_reported_never_raised(base_lines, tmp_path_facto
 
 @given(blob=st.binary(max_size=2000))
 @FUZZ
-def test_arbitrary_bytes_never_raise(tmp_path_factory, blob):
+def test_arbitrary_bytes_get_a_verdict_and_located_problems(tmp_path_factory, blob):
     path = tmp_path_factory.mktemp("fuzz") / "any.jsonl"
     path.write_bytes(blob)
-    report = validate_path(path)
-    assert isinstance(report.valid, bool)
+    result = CliRunner().invoke(validate_cli, [str(path), "--json"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    doc = json.loads(result.output)
+    assert result.exit_code == (0 if doc["valid"] else 1)
+    for problem in doc["reports"][0]["problems"]:
+        for example in problem["examples"]:
+            assert re.fullmatch(r"line \d+|file", example["where"]), example
 
 
 def test_the_unmutated_base_is_valid(base_lines, tmp_path):

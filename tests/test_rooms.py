@@ -1,0 +1,116 @@
+"""The rooms' contracts: the family registry against the layout, the one command group, score options and provenance."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mathbode.builder import families as registry
+from mathbode.builder.families import FAMILIES, FamilyRegistryError
+from mathbode.builder.oracle import baseline_lines
+from mathbode.cli.main import mathbode
+from mathbode.core.atomic import write_jsonl
+from mathbode.core.version import __version__
+from mathbode.schema import layout
+from mathbode.schema.compiled import load_schema
+from mathbode.schema.selection import select_rows
+
+
+def test_the_registry_names_exactly_the_layout_families():
+    assert list(FAMILIES) == list(layout().families)
+
+
+def test_a_family_module_missing_from_the_layout_is_an_error(monkeypatch):
+    extra = dataclasses.replace(FAMILIES["linear_solve"], name="cubic_solve")
+    monkeypatch.setitem(registry._REGISTERED, "cubic_solve", extra)
+    with pytest.raises(FamilyRegistryError) as err:
+        registry._load()
+    assert str(err.value) == (
+        "The family registry does not match the layout: builder/families/ registers cubic_solve, "
+        "missing from the families of schema/layout.json."
+    )
+
+
+def test_a_layout_family_without_a_module_is_an_error(monkeypatch):
+    monkeypatch.delitem(registry._REGISTERED, "similar_triangles")
+    with pytest.raises(FamilyRegistryError, match="lists similar_triangles but no module in builder/families/"):
+        registry._load()
+
+
+def test_registering_a_name_twice_is_an_error():
+    with pytest.raises(FamilyRegistryError, match="'linear_solve' is registered twice"):
+        registry.register(FAMILIES["linear_solve"])
+
+
+@pytest.mark.parametrize("name", ["row.schema.json", "predictions.schema.json"])
+def test_schema_family_enums_come_from_the_layout(name):
+    assert load_schema(name)["properties"]["family"] == {"enum": list(layout().families)}
+
+
+def test_one_command_group_with_every_job():
+    runner = CliRunner()
+    result = runner.invoke(mathbode, ["--help"])
+    assert result.exit_code == 0
+    for sub in ("build", "validate", "prompts", "baseline", "score", "push"):
+        assert f"  {sub} " in result.output, sub
+    version = runner.invoke(mathbode, ["--version"])
+    assert version.output == f"mathbode, version {__version__}\n"
+
+
+@pytest.fixture(scope="module")
+def smoke_file(tmp_path_factory):
+    from mathbode.builder.oracle import canonical_reference
+
+    path = tmp_path_factory.mktemp("smoke") / "smoke.jsonl"
+    write_jsonl(path, baseline_lines(select_rows(canonical_reference(list(layout().families)).table, "SMOKE")))
+    return path
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--gain-scale", "0"], "Invalid value for '--gain-scale': 0.0 is not in the range x>0."),
+        (["--phase-scale", "-1"], "Invalid value for '--phase-scale': -1.0 is not in the range x>0."),
+        (["--gain-weight", "-0.5"], "Invalid value for '--gain-weight': -0.5 is not in the range x>=0."),
+        (
+            ["--gain-weight", "0", "--phase-weight", "0"],
+            "--gain-weight and --phase-weight must be 0 or more, and not both 0.",
+        ),
+    ],
+)
+def test_invalid_score_options_are_usage_errors(smoke_file, tmp_path, option, message):
+    result = CliRunner().invoke(mathbode, ["score", str(smoke_file), "--out", str(tmp_path / "r"), *option])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_scores_json_says_how_it_was_scored(smoke_file, tmp_path):
+    result = CliRunner().invoke(mathbode, ["score", str(smoke_file), "--out", str(tmp_path / "r"), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads((tmp_path / "r" / "scores.json").read_text())
+    prov = scores["provenance"]
+    assert scores["method"] == prov["method"] == "paper" and prov["preset"] == "SMOKE"
+    assert prov["version"] == __version__ and prov["package"] == "mathbode"
+    assert prov["config"] == {
+        "mid_band": [4.0, 8.0],
+        "gain_scale": 0.25,
+        "phase_scale_deg": 45.0,
+        "gain_weight": 0.5,
+        "phase_weight": 0.5,
+    }
+    manifest = json.loads(open("dist/MANIFEST.json").read())
+    assert prov["reference"]["source"] == "builder"
+    assert prov["reference"]["content_hash"] == manifest["content_hash"]
+    assert prov["parser"].startswith("strict")
+    assert prov["scored_at"].endswith("+00:00")
+
+
+def test_other_scales_are_not_called_the_paper_method(smoke_file, tmp_path):
+    args = ["score", str(smoke_file), "--out", str(tmp_path / "r"), "--no-plots", "--gain-scale", "0.5", "--json"]
+    result = CliRunner().invoke(mathbode, args)
+    assert result.exit_code == 0, result.output
+    scores = json.loads(result.output)[0]
+    assert scores["method"] == "custom" and scores["provenance"]["config"]["gain_scale"] == 0.5
