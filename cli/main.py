@@ -6,7 +6,7 @@ import click
 
 from mathbode.core.version import __version__
 
-from . import baseline, build, prompts, push, score, validate
+from . import baseline, build, prompts, push, run, score, validate
 from .common import CONTEXT
 
 
@@ -22,6 +22,7 @@ def mathbode() -> None:
 mathbode.add_command(build.main, "build")
 mathbode.add_command(validate.main, "validate")
 mathbode.add_command(prompts.main, "prompts")
+mathbode.add_command(run.main, "run")
 mathbode.add_command(baseline.main, "baseline")
 mathbode.add_command(score.main, "score")
 mathbode.add_command(push.main, "push")

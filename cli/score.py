@@ -11,7 +11,7 @@ import click
 
 from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError
-from mathbode.evaluator.aggregate import ScoreConfig
+from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
 from mathbode.evaluator.files import REPORT_MARKER
 from mathbode.evaluator.report import coverage_notes, json_safe, leaderboard, write_report
@@ -113,18 +113,32 @@ def main(
 
     Each file is validated first; an invalid file is refused with the validator's messages.
     """
-    check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
     config = ScoreConfig(
         gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight, phase_weight=phase_weight
     ).validate()
-    with BackgroundPlotter() if not no_plots else nullcontext() as plotter:
+    score_and_report(predictions, reference, out, preset, config, plots=not no_plots, as_json=as_json)
+
+
+def score_and_report(
+    predictions: tuple[Path, ...],
+    reference: str | None,
+    out: Path,
+    preset: str | None = None,
+    config: ScoreConfig = PAPER_CONFIG,
+    plots: bool = True,
+    as_json: bool = False,
+) -> list[Scored]:
+    """Validate and score the files, write the report folder, print the table (or JSON)."""
+    check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
+    with BackgroundPlotter() if plots else nullcontext() as plotter:
         results = _score_files(predictions, reference, preset, config)
-        write_report(results, out, plots=not no_plots, plotter=plotter)
+        write_report(results, out, plots=plots, plotter=plotter)
     if as_json:
         click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2))
     else:
         click.echo(_table(results))
         click.echo(f"\nReport: {out}/", err=True)
+    return results
 
 
 def _score_files(

@@ -13,13 +13,13 @@ import pandas as pd
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
 from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.parsing import PARSER_NAME, parse_response, truncate
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
 
 from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, frequency_summary, overall
 from .metrics import SWEEP_METRICS, sweep_metrics
-from .parsing import PARSER_NAME, parse_response, truncate
 
 CUSTOM = "custom"
 

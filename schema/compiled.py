@@ -162,7 +162,7 @@ class CompiledSchema:
         return rules
 
     def _projection_rules(self) -> dict[str, tuple[bool, int, bool]]:
-        """field -> (strings: only type and minLength matter, that minLength, numbers: only type matters)."""
+        """field -> (strings: only type and minLength matter, that minLength, others: only type matters)."""
         rules = {}
         for name, subs in self._prop_subschemas.items():
             keywords = {k for _, sub in subs for k in sub} - {"description"}
@@ -206,6 +206,8 @@ class CompiledSchema:
                 proj = "x" * min(len(value), rule[1])  # only the type and minLength matter
             elif (kind is float or kind is int) and rule[2]:
                 proj = 0 if float(value).is_integer() else 0.5  # only the type matters
+            elif (kind is dict or kind is list) and rule[2]:
+                proj = (kind,)  # only the type matters: no memo entry per distinct object
             else:
                 proj = _value_key(value)
             fkey = (name, cond_key, proj)

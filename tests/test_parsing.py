@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from mathbode.evaluator.parsing import parse_response, truncate
+from mathbode.schema.parsing import parse_response, truncate
 
 S, E = "[answer_start]", "[answer_end]"
 

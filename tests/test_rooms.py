@@ -54,7 +54,7 @@ def test_one_command_group_with_every_job():
     runner = CliRunner()
     result = runner.invoke(mathbode, ["--help"])
     assert result.exit_code == 0
-    for sub in ("build", "validate", "prompts", "baseline", "score", "push"):
+    for sub in ("build", "validate", "prompts", "baseline", "score", "push", "run"):
         assert f"  {sub} " in result.output, sub
     version = runner.invoke(mathbode, ["--version"])
     assert version.output == f"mathbode, version {__version__}\n"

@@ -1,5 +1,8 @@
 """Strict answer parsing (paper, appendix C), decided case by case; see the README's table.
 
+Part of the contract (the answer format is a layout fact), so the evaluator scores with it and
+the runner counts compliant answers with it as they arrive.
+
 From a raw response: take the last complete `[answer_start] ... [answer_end]` pair, find the
 plain decimal literals inside it, take the last one, and truncate it toward zero to six
 decimals. Anything else is non-compliant and parses to NaN.
@@ -11,7 +14,7 @@ import math
 import re
 from decimal import ROUND_DOWN, Context, Decimal
 
-from mathbode.schema.layout import layout
+from .layout import layout
 
 _FORMAT = layout()
 START, END, DECIMALS = _FORMAT.answer_start, _FORMAT.answer_end, _FORMAT.answer_decimals

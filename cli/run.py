@@ -1,0 +1,146 @@
+"""`mathbode-run`: ask a model behind any OpenAI-compatible endpoint, write a submission, optionally score it."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from mathbode.core.errors import MathBodeError, UsageError
+from mathbode.runner.config import RunConfig
+from mathbode.runner.progress import Progress
+from mathbode.runner.run import record_path, run
+from mathbode.schema.keys import format_key
+from mathbode.schema.selection import select_rows
+
+from .common import CONTEXT, exit_on_error
+from .options import families_option, family_names, preset_option, reference_option
+from .reference import resolve_reference
+from .score import score_and_report
+
+
+class RunIncomplete(MathBodeError):
+    """Some rows failed after every retry; the submission is partial."""
+
+
+def _system_prompt(value: str | None) -> str | None:
+    """TEXT, or @FILE for the text of a file."""
+    if value is None or not value.startswith("@"):
+        return value
+    path = Path(value[1:])
+    try:
+        return path.read_text("utf-8")
+    except OSError as err:
+        raise UsageError(f"--system-prompt {value}: cannot read {path} ({err.strerror}).") from None
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("--model", required=True, help="Model name as the server knows it.")
+@click.option(
+    "--base-url",
+    default=None,
+    help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's).",
+)
+@click.option(
+    "--api-key-env",
+    default="OPENAI_API_KEY",
+    show_default=True,
+    help="Environment variable holding the API key (may be unset for local servers). The key is never printed.",
+)
+@preset_option()
+@families_option()
+@reference_option()
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("predictions.jsonl"), show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight.")
+@click.option("--requests-per-minute", type=click.FloatRange(min=0, min_open=True), default=None, help="Rate cap.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True, help="Seconds."
+)
+@click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True)
+@click.option("--seed", type=int, default=None, help="Sampling seed, for servers that honour it.")
+@click.option("--system-prompt", default=None, help="System message before every prompt: TEXT or @FILE.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Answer at most N of the remaining rows.")
+@click.option("--overwrite", is_flag=True, help="Start again even if the output holds answers of another run.")
+@click.option("--score", "then_score", is_flag=True, help="Score the submission at the end (like mathbode-score).")
+@click.option(
+    "--report",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Report folder for --score (default: <output stem>-report).",
+)
+@exit_on_error
+def main(
+    model: str,
+    base_url: str | None,
+    api_key_env: str,
+    preset: str,
+    families_spec: str,
+    reference: str | None,
+    output: Path,
+    concurrency: int,
+    requests_per_minute: float | None,
+    max_retries: int,
+    timeout: float,
+    temperature: float,
+    max_tokens: int,
+    seed: int | None,
+    system_prompt: str | None,
+    limit: int | None,
+    overwrite: bool,
+    then_score: bool,
+    report: Path | None,
+) -> None:
+    """Run a model over a preset's prompts and write a submission (one JSON line per row).
+
+    Works with any server that speaks the OpenAI chat-completions protocol: hosted APIs, vLLM,
+    SGLang, TGI, llama.cpp's server, Ollama, LM Studio. Answers are written as they arrive;
+    re-running the same command resumes where it stopped. A run record beside the output
+    (<output stem>.run.json) says how the submission was made.
+    """
+    config = RunConfig(
+        model=model,
+        base_url=base_url,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        system_prompt=_system_prompt(system_prompt),
+        api_key_env=api_key_env,
+        concurrency=concurrency,
+        requests_per_minute=requests_per_minute,
+        max_retries=max_retries,
+        timeout=timeout,
+    ).validate()
+    families = family_names(families_spec)
+    ref = resolve_reference(families, reference)
+    rows = select_rows(ref.table, preset)
+    context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}
+    result = run(rows, config, output, context, overwrite=overwrite, limit=limit, progress=Progress)
+    say = lambda text: click.echo(text, err=True)  # noqa: E731
+    if result.repaired_bytes:
+        say(f"Repaired {output}: cut off a torn last line ({result.repaired_bytes} bytes); that row is asked again.")
+    answered = result.answered
+    share = f"{result.compliant / answered:.1%}" if answered else "n/a"
+    say(
+        f"{answered:,} answers in {result.seconds:.1f} s ({result.answers_per_second:.1f}/s), {share} compliant; "
+        f"{result.skipped:,} already answered, {len(result.failed):,} failed. Output: {output} "
+        f"(run record {record_path(output).name})."
+    )
+    resume = shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
+    if result.interrupted:
+        say(f"Interrupted. Resume with:\n  {resume}")
+        sys.exit(130)
+    if result.failed:
+        shown = "\n".join(f"  {format_key(k)}: {why}" for k, why in list(result.failed.items())[:5])
+        raise RunIncomplete(
+            f"{len(result.failed):,} rows failed after {max_retries} retries and were not written, e.g.\n{shown}\n"
+            f"Re-run the same command to retry them:\n  {resume}"
+        )
+    if then_score:
+        score_and_report((output,), reference, report or output.with_name(output.stem + "-report"))
+    remaining = result.rows - result.skipped - answered
+    if remaining:
+        say(f"{remaining:,} rows remain (--limit); re-run the same command to continue.")

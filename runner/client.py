@@ -1,0 +1,169 @@
+"""One chat completion, asked through the official `openai` client, with retries that respect the server.
+
+Rate limits (429), server errors (5xx), timeouts and dropped connections are retried with
+exponential backoff and full jitter, waiting at least what `Retry-After` asks. Problems no retry
+can fix (a rejected key, an unknown model, a request the server refuses, a server that cannot
+be reached at all) raise `FatalServerError`, which stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from mathbode.core.errors import MathBodeError
+
+from .config import RunConfig
+
+#: Backoff: the first wait is up to BASE seconds, doubling per attempt, never above CAP.
+BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class FatalServerError(MathBodeError):
+    """The server refused in a way retrying cannot fix; the run stops."""
+
+
+class RetriesExhausted(Exception):
+    """A row failed after every retry (the run goes on; the row is reported and retried on resume)."""
+
+    def __init__(self, reason: str, attempts: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_s: float
+    attempts: int
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "latency_s": round(self.latency_s, 4),
+            "attempts": self.attempts,
+            "finish_reason": self.finish_reason,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+
+def make_client(config: RunConfig) -> openai.AsyncOpenAI:
+    # Retries are ours (to count attempts and honour Retry-After the same way on every server).
+    return openai.AsyncOpenAI(
+        api_key=config.api_key or "not-needed",
+        base_url=config.base_url,
+        timeout=config.timeout,
+        max_retries=0,
+    )
+
+
+def retry_after(err: openai.APIStatusError) -> float | None:
+    """Seconds the server asked us to wait (`retry-after-ms` or `retry-after` in seconds), if any."""
+    headers = err.response.headers
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                continue  # an HTTP date: fall back to our own backoff
+    return None
+
+
+def backoff(attempt: int, asked: float | None) -> float:
+    """Full jitter, never less than what the server asked."""
+    wait = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1)))
+    return max(wait, asked or 0.0)
+
+
+def _fatal(err: openai.APIStatusError, config: RunConfig) -> FatalServerError:
+    where = config.base_url or "the default endpoint"
+    status = err.status_code
+    if status == 401:
+        return FatalServerError(
+            f"{where} rejected the API key (401). Set the key in ${config.api_key_env} (or name another "
+            "variable with --api-key-env)."
+        )
+    if status == 403:
+        return FatalServerError(f"{where} refused access to model {config.model!r} (403).")
+    if status == 404:
+        return FatalServerError(
+            f"{where} does not know model {config.model!r} (404). List the server's models at {where}/models."
+        )
+    return FatalServerError(f"{where} refused the request ({status}): {_server_message(err)}")
+
+
+def _server_message(err: openai.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict):
+        message = body.get("message") or (body.get("error") or {}).get("message")
+        if message:
+            return str(message)[:300]
+    return str(err)[:300]
+
+
+async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Answer:
+    """The model's answer to one prompt; raises `RetriesExhausted` or `FatalServerError`."""
+    extra: dict[str, Any] = {}
+    if config.max_tokens is not None:
+        extra["max_tokens"] = config.max_tokens
+    if config.seed is not None:
+        extra["seed"] = config.seed
+    attempt = 0
+    while True:
+        attempt += 1
+        start = time.perf_counter()
+        asked: float | None = None
+        try:
+            completion = await client.chat.completions.create(
+                model=config.model,
+                messages=config.messages(prompt),  # type: ignore[arg-type]
+                temperature=config.temperature,
+                **extra,
+            )
+        except openai.APIStatusError as err:
+            if err.status_code not in RETRY_STATUSES and err.status_code < 500:
+                raise _fatal(err, config) from None
+            reason = f"{err.status_code}: {_server_message(err)}"
+            asked = retry_after(err)
+        except (openai.APITimeoutError, openai.APIConnectionError) as err:
+            reason = f"{type(err).__name__}: {err}"
+        else:
+            choice = completion.choices[0] if completion.choices else None
+            usage = completion.usage
+            return Answer(
+                text=(choice.message.content or "") if choice is not None else "",
+                finish_reason=choice.finish_reason if choice is not None else None,
+                prompt_tokens=usage.prompt_tokens if usage else None,
+                completion_tokens=usage.completion_tokens if usage else None,
+                latency_s=time.perf_counter() - start,
+                attempts=attempt,
+            )
+        if attempt > config.max_retries:
+            raise RetriesExhausted(reason, attempt)
+        await asyncio.sleep(backoff(attempt, asked))
+
+
+async def preflight(client: openai.AsyncOpenAI, config: RunConfig) -> None:
+    """Fail at once, with one line, when the server cannot be reached or rejects the key."""
+    where = config.base_url or str(client.base_url)
+    try:
+        await client.models.list()
+    except openai.APIConnectionError:
+        raise FatalServerError(
+            f"cannot reach {where}. Is the server running, and is --base-url right (it usually ends in /v1)?"
+        ) from None
+    except openai.APIStatusError as err:
+        if err.status_code in (401, 403):
+            raise _fatal(err, config) from None
+        # Some servers do not list models; the first completion will tell.

@@ -1,0 +1,65 @@
+"""How a run asks its model: the request parameters, declared as data and recorded with the run."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from mathbode.core.errors import UsageError
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that decides what the model is asked and how hard the runner pushes.
+
+    The first group changes the answers (a resumed run must keep it); the second only the pace.
+    """
+
+    model: str
+    #: The OpenAI-compatible endpoint; None = the client's default (OPENAI_BASE_URL, else OpenAI's).
+    base_url: str | None = None
+    temperature: float = 0.0
+    max_tokens: int | None = 256
+    seed: int | None = None
+    #: Sent as a system message before each prompt, when given.
+    system_prompt: str | None = None
+
+    #: The environment variable holding the API key (its value is never recorded).
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 8
+    requests_per_minute: float | None = None
+    max_retries: int = 6
+    timeout: float = 120.0
+
+    #: The fields a resumed run must share with the run it continues.
+    ANSWER_FIELDS = ("model", "base_url", "temperature", "max_tokens", "seed", "system_prompt")
+
+    def validate(self) -> "RunConfig":
+        if self.concurrency < 1:
+            raise UsageError("--concurrency must be at least 1.")
+        if self.requests_per_minute is not None and self.requests_per_minute <= 0:
+            raise UsageError("--requests-per-minute must be greater than 0.")
+        if self.max_retries < 0:
+            raise UsageError("--max-retries must be 0 or more.")
+        if self.timeout <= 0:
+            raise UsageError("--timeout must be greater than 0.")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise UsageError("--max-tokens must be at least 1.")
+        return self
+
+    @property
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) or None
+
+    def answer_parameters(self) -> dict[str, Any]:
+        """The parameters that change the answers (compared on resume)."""
+        return {name: getattr(self, name) for name in self.ANSWER_FIELDS}
+
+    def to_record(self) -> dict[str, Any]:
+        """Every parameter, for the run record; the key's variable name, never its value."""
+        return asdict(self)
+
+    def messages(self, prompt: str) -> list[dict[str, str]]:
+        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        return [*system, {"role": "user", "content": prompt}]

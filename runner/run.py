@@ -1,0 +1,215 @@
+"""Drive a model over selected rows: concurrent requests, a resumable journal, progress and a run record.
+
+Input: the rows to answer (dicts with the key fields and `prompt`, in canonical order), a
+`RunConfig`, the output path. Output: the journal of submission lines, and beside it the run
+record (`<output stem>.run.json`) saying how the submission was made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from mathbode.core.atomic import atomic_text_file
+from mathbode.core.errors import UsageError
+from mathbode.core.version import __version__
+from mathbode.schema.keys import RowKey, format_key, row_key
+from mathbode.schema.parsing import parse_response
+from mathbode.schema.selection import key_fields
+
+from .client import RetriesExhausted, ask, make_client, preflight
+from .config import RunConfig
+from .journal import Journal
+from .progress import Progress
+
+RECORD_SUFFIX = ".run.json"
+
+
+class RunMismatchError(UsageError):
+    """The output belongs to a run with other parameters."""
+
+
+def record_path(output: Path) -> Path:
+    """`predictions.jsonl` -> `predictions.run.json`."""
+    return output.with_name(output.name.removesuffix(".jsonl") + RECORD_SUFFIX)
+
+
+@dataclass
+class RunResult:
+    """What a run did; also the counts of its run record."""
+
+    rows: int
+    skipped: int = 0
+    answered: int = 0
+    compliant: int = 0
+    failed: dict[RowKey, str] = field(default_factory=dict)
+    interrupted: bool = False
+    seconds: float = 0.0
+    repaired_bytes: int = 0
+
+    @property
+    def answers_per_second(self) -> float:
+        return self.answered / self.seconds if self.seconds > 0 else math.nan
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "already_answered": self.skipped,
+            "answered": self.answered,
+            "compliant": self.compliant,
+            "failed": len(self.failed),
+        }
+
+
+class _RateLimiter:
+    """At most `per_minute` request starts per minute, evenly spaced."""
+
+    def __init__(self, per_minute: float | None) -> None:
+        self._interval = 60.0 / per_minute if per_minute else 0.0
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self._interval:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self._interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+def check_resumable(output: Path, config: RunConfig, overwrite: bool) -> bool:
+    """True to continue the journal at `output`, False to start it; refuses a journal of another run."""
+    if overwrite or not output.exists() or output.stat().st_size == 0:
+        return False
+    record = record_path(output)
+    if not record.is_file():
+        raise RunMismatchError(
+            f"-o {output}: the file exists but has no run record ({record.name}), so it was not written by "
+            "mathbode-run and cannot be resumed. Use --overwrite to replace it, or another -o."
+        )
+    try:
+        previous = json.loads(record.read_text("utf-8"))["parameters"]
+    except (ValueError, KeyError, TypeError):
+        raise RunMismatchError(f"{record}: not a run record. Use --overwrite to start again.") from None
+    differ = [
+        f"{name} {previous.get(name)!r} -> {value!r}"
+        for name, value in config.answer_parameters().items()
+        if previous.get(name) != value
+    ]
+    if differ:
+        raise RunMismatchError(
+            f"-o {output} holds answers of a run with other parameters ({'; '.join(differ)}). "
+            "Resume with the same parameters, use --overwrite to start again, or choose another -o."
+        )
+    return True
+
+
+def _write_record(output: Path, config: RunConfig, context: dict[str, Any], result: RunResult, status: str) -> None:
+    record = {
+        "status": status,
+        "package": "mathbode",
+        "version": __version__,
+        "parameters": config.to_record(),
+        **context,
+        "counts": result.counts(),
+        "failed_examples": [{"key": format_key(k), "reason": r} for k, r in list(result.failed.items())[:10]],
+        "seconds": round(result.seconds, 3),
+        "answers_per_second": None if math.isnan(result.answers_per_second) else round(result.answers_per_second, 3),
+    }
+    with atomic_text_file(record_path(output)) as stream:
+        stream.write(json.dumps(record, indent=2) + "\n")
+
+
+def run(
+    rows: list[dict[str, Any]],
+    config: RunConfig,
+    output: Path,
+    context: dict[str, Any],
+    overwrite: bool = False,
+    limit: int | None = None,
+    progress: Callable[[int], Progress] | None = None,
+) -> RunResult:
+    """Answer every row of `rows` not yet in the journal at `output`; `context` goes into the run record."""
+    config.validate()
+    resume = check_resumable(output, config, overwrite)
+    journal = Journal.open(output, fresh=not resume)
+    pending = [row for row in rows if row_key(row) not in journal.answered]
+    todo = pending[:limit] if limit is not None else pending
+    result = RunResult(rows=len(rows), skipped=len(rows) - len(pending), repaired_bytes=journal.repaired_bytes)
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    context = {**context, "output": output.name, "started_at": started, "resumed": resume}
+    _write_record(output, config, context, result, "running")
+    bar = progress(len(todo)) if progress else None
+    start = time.perf_counter()
+    status = "stopped"  # by an error, unless the run ends or is interrupted
+    try:
+        asyncio.run(_drive(todo, config, journal, result, bar))
+        status = "finished"
+    except KeyboardInterrupt:
+        result.interrupted, status = True, "interrupted"
+    finally:
+        result.seconds = time.perf_counter() - start
+        journal.close()
+        if bar is not None:
+            bar.close()
+        _write_record(output, config, {**context, "finished_at": _now()}, result, status)
+    return result
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+async def _drive(
+    todo: list[dict[str, Any]], config: RunConfig, journal: Journal, result: RunResult, bar: Progress | None
+) -> None:
+    client = make_client(config)
+    try:
+        await preflight(client, config)
+        limiter = _RateLimiter(config.requests_per_minute)
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        for row in todo:
+            queue.put_nowait(row)
+
+        async def worker() -> None:
+            while True:
+                try:
+                    row = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                await limiter.wait()
+                try:
+                    answer = await ask(client, config, row["prompt"])
+                except RetriesExhausted as err:
+                    result.failed[row_key(row)] = f"{err.reason} (after {err.attempts} attempts)"
+                    if bar is not None:
+                        bar.update(failed=True, compliant=False)
+                    continue
+                compliant = not math.isnan(parse_response(answer.text))
+                journal.append(
+                    {**key_fields(row), "response": answer.text, "model": config.model, "meta": answer.meta()}
+                )
+                result.answered += 1
+                result.compliant += compliant
+                if bar is not None:
+                    bar.update(failed=False, compliant=compliant)
+
+        workers = [asyncio.create_task(worker()) for _ in range(min(config.concurrency, max(1, len(todo))))]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+    finally:
+        await client.close()
