@@ -1,0 +1,252 @@
+"""mathbode-run end to end against the scripted OpenAI-compatible stub on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mathbode.builder.oracle import baseline_lines, canonical_reference
+from mathbode.cli.run import main as run_cli
+from mathbode.runner.run import record_path
+from mathbode.schema import layout, read_submission, validate_submission
+from mathbode.schema.keys import row_key
+from mathbode.schema.selection import select_rows
+
+from .fixtures.stub_openai import StubOpenAI
+
+LAY = layout()
+BIN = Path(sys.executable).parent
+SECRET = "sk-test-secret-0123456789"
+
+
+@pytest.fixture(scope="module")
+def smoke_rows():
+    return select_rows(canonical_reference(list(LAY.families)).table, "SMOKE")
+
+
+@pytest.fixture(scope="module")
+def tables(smoke_rows):
+    """prompt -> the exact answer in the answer format (what the `truth` stub says)."""
+    return (
+        {row["prompt"]: line["response"] for row, line in zip(smoke_rows, baseline_lines(smoke_rows), strict=True)},
+    )
+
+
+@pytest.fixture
+def stub(tables):
+    server = StubOpenAI(*tables).start()
+    yield server
+    server.stop()
+
+
+def invoke(stub, tmp_path, *args, env=None, output="pred.jsonl"):
+    argv = ["--base-url", stub.base_url, "-o", str(tmp_path / output), *args]
+    return CliRunner().invoke(run_cli, argv, env={"OPENAI_API_KEY": None, **(env or {})})
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# -- whole runs -----------------------------------------------------------------------------------
+def test_a_smoke_run_of_the_truth_is_a_valid_submission_scoring_1(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "truth", "--concurrency", "32", "--score")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "pred.jsonl"
+    report = validate_submission(out)
+    assert report.valid and report.summary["coverage"]["presets_complete"] == ["SMOKE"]
+    first = lines_of(out)[0]
+    assert set(first) == {*LAY.key, "response", "model", "meta"} and first["model"] == "truth"
+    assert set(first["meta"]) == {"latency_s", "attempts", "finish_reason", "prompt_tokens", "completion_tokens"}
+    scores = json.loads((tmp_path / "pred-report" / "scores.json").read_text())
+    assert scores["preset"] == "SMOKE" and round(scores["overall"]["mb_core"], 4) == 1.0
+    assert "SMOKE" in result.output and "1.0000" in result.output
+    record = json.loads(record_path(out).read_text())
+    assert record["status"] == "finished"
+    assert record["counts"] == {"rows": 1280, "already_answered": 0, "answered": 1280, "compliant": 1280, "failed": 0}
+    assert record["parameters"]["model"] == "truth" and record["parameters"]["temperature"] == 0.0
+    assert record["reference"]["source"] == "builder" and record["preset"] == "SMOKE"
+
+
+def test_one_step_late_answers_show_the_lag_the_metrics_predict(stub, tmp_path):
+    # Concurrency 1: the stub is late by arrival order (see its docstring).
+    result = invoke(stub, tmp_path, "--model", "late", "--concurrency", "1")
+    assert result.exit_code == 0, result.output
+    sub = read_submission(tmp_path / "pred.jsonl")
+    assert sub.report.valid
+    from mathbode.evaluator.scoring import score
+
+    r = score(sub.predictions, canonical_reference(list(LAY.families)), "late")
+    expected = -360 * r.summary["frequency_cycles"] / 64  # one step of 64 at f cycles
+    assert (r.summary["phase_err_deg"] - expected).abs().max() < 0.5
+    assert r.summary["compliance"].eq(63 / 64).all()  # t = 0 has no previous step: junk
+
+
+def test_junk_and_empty_completions_are_answers_not_retries(stub, tmp_path):
+    for model in ("junk", "empty"):
+        result = invoke(stub, tmp_path, "--model", model, "--limit", "5", output=f"{model}.jsonl")
+        assert result.exit_code == 0, result.output
+        lines = lines_of(tmp_path / f"{model}.jsonl")
+        assert len(lines) == 5 and all(line["meta"]["attempts"] == 1 for line in lines)
+        assert "0.0% compliant" in result.output
+
+
+# -- faults -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model, attempts", [("ratelimited", 2), ("flaky", 3), ("dropping", 2)])
+def test_transient_failures_are_retried(stub, tmp_path, model, attempts):
+    start = time.monotonic()
+    result = invoke(stub, tmp_path, "--model", model, "--limit", "4", "--concurrency", "4")
+    assert result.exit_code == 0, result.output
+    lines = lines_of(tmp_path / "pred.jsonl")
+    assert len(lines) == 4 and {line["meta"]["attempts"] for line in lines} == {attempts}
+    assert all(n == attempts for (m, _), n in stub.attempts.items() if m == model)
+    if model == "ratelimited":
+        assert time.monotonic() - start >= 1.0  # Retry-After: 1 was honoured
+
+
+def test_rows_that_keep_failing_are_reported_not_written_and_retried_on_resume(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "broken", "--limit", "3", "--max-retries", "1")
+    assert result.exit_code == 1
+    assert "3 rows failed after 1 retries and were not written" in result.output
+    assert "500: The server had an error." in result.output
+    assert (tmp_path / "pred.jsonl").read_text() == ""
+    record = json.loads(record_path(tmp_path / "pred.jsonl").read_text())
+    assert record["counts"]["failed"] == 3 and record["counts"]["answered"] == 0
+
+
+def test_a_rejected_key_stops_at_once_and_is_never_shown(tables, tmp_path):
+    server = StubOpenAI(*tables, api_key="sk-the-right-one").start()
+    try:
+        result = invoke(server, tmp_path, "--model", "truth", env={"OPENAI_API_KEY": SECRET})
+    finally:
+        server.stop()
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {server.base_url} rejected the API key (401). Set the key in $OPENAI_API_KEY "
+        "(or name another variable with --api-key-env).\n"
+    )
+    assert server.requests == 1  # the preflight; not one request per row
+    for path in tmp_path.iterdir():
+        assert SECRET not in path.read_text(), path
+
+
+def test_the_key_is_sent_but_never_written(tables, tmp_path):
+    server = StubOpenAI(*tables, api_key=SECRET).start()
+    try:
+        result = invoke(server, tmp_path, "--model", "truth", "--limit", "3", env={"OPENAI_API_KEY": SECRET})
+    finally:
+        server.stop()
+    assert result.exit_code == 0, result.output
+    assert server.auth_headers == {f"Bearer {SECRET}"}
+    assert SECRET not in result.output
+    for path in tmp_path.iterdir():
+        assert SECRET not in path.read_text(), path
+
+
+def test_an_unknown_model_stops_at_once(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "gpt-nonexistent")
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {stub.base_url} does not know model 'gpt-nonexistent' (404).")
+    assert "Traceback" not in result.output
+
+
+def test_an_unreachable_server_stops_at_once(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    result = CliRunner().invoke(run_cli, ["--base-url", closed, "--model", "m", "-o", str(tmp_path / "p.jsonl")])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: cannot reach {closed}. Is the server running, and is --base-url right (it usually ends in /v1)?\n"
+    )
+
+
+# -- resuming ------------------------------------------------------------------------------------
+def test_a_resumed_run_answers_only_the_rest(stub, tmp_path):
+    assert invoke(stub, tmp_path, "--model", "truth", "--limit", "100").exit_code == 0
+    result = invoke(stub, tmp_path, "--model", "truth", "--concurrency", "16")
+    assert result.exit_code == 0, result.output
+    assert "1,180 answers" in result.output and "100 already answered" in result.output
+    keys = [row_key(line) for line in lines_of(tmp_path / "pred.jsonl")]
+    assert len(keys) == len(set(keys)) == 1280
+
+
+def test_other_parameters_on_resume_are_refused_unless_overwriting(stub, tmp_path):
+    assert invoke(stub, tmp_path, "--model", "truth", "--limit", "10").exit_code == 0
+    result = invoke(stub, tmp_path, "--model", "truth", "--temperature", "0.7")
+    assert result.exit_code == 2
+    assert "holds answers of a run with other parameters (temperature 0.0 -> 0.7)" in result.output
+    result = invoke(stub, tmp_path, "--model", "truth", "--temperature", "0.7", "--limit", "3", "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert len(lines_of(tmp_path / "pred.jsonl")) == 3
+
+
+def test_a_file_not_written_by_the_runner_is_not_resumed(stub, tmp_path):
+    (tmp_path / "pred.jsonl").write_text('{"some": "thing"}\n')
+    result = invoke(stub, tmp_path, "--model", "truth")
+    assert result.exit_code == 2
+    assert "has no run record (pred.run.json), so it was not written by mathbode-run" in result.output
+
+
+def _start_run(stub, out: Path, *extra: str) -> subprocess.Popen:
+    argv = [str(BIN / "mathbode-run"), "--base-url", stub.base_url, "--model", "truth", "-o", str(out), *extra]
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _wait_for_lines(path: Path, n: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {n} lines")
+
+
+def test_a_run_killed_with_sigkill_resumes_without_losing_or_repeating_a_row(tables, tmp_path):
+    server = StubOpenAI(*tables, latency=0.01).start()
+    out = tmp_path / "pred.jsonl"
+    try:
+        proc = _start_run(server, out, "--concurrency", "4")
+        _wait_for_lines(out, 200)
+        proc.kill()
+        proc.wait(30)
+        with open(out, "ab") as f:  # the torn line a kill in mid-write leaves
+            f.write(b'{"family": "linear_solve", "question_id": 0, "signal_ty')
+        resumed = _start_run(server, out, "--concurrency", "16")
+        _, err = resumed.communicate(timeout=120)
+    finally:
+        server.stop()
+    assert resumed.returncode == 0, err
+    assert "cut off a torn last line" in err
+    keys = [row_key(line) for line in lines_of(out)]
+    assert len(keys) == len(set(keys)) == 1280
+    assert validate_submission(out).valid
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_command_that_resumes(tables, tmp_path):
+    server = StubOpenAI(*tables, latency=0.02).start()
+    out = tmp_path / "pred.jsonl"
+    try:
+        proc = _start_run(server, out, "--concurrency", "2")
+        _wait_for_lines(out, 20)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        server.stop()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert f"Interrupted. Resume with:\n  mathbode-run --base-url {server.base_url} --model truth -o {out}" in err
+    assert json.loads(record_path(out).read_text())["status"] == "interrupted"
+    assert all(not math.isnan(len(line)) for line in lines_of(out))  # every written line is whole
