@@ -1,7 +1,9 @@
 """Publishing to the Hub and reading back, end to end against the Hub test double on 127.0.0.1.
 
-The real `huggingface_hub` client and `datasets` run in subprocesses with HF_ENDPOINT pointing
-at `tests/fixtures/fake_hub.py`: the client reads its endpoint when it is imported.
+The real `huggingface_hub` client and `datasets` talk to `tests/fixtures/fake_hub.py`. Most
+commands run in this process with the client's endpoint constants pointed at the double
+(`local_hub`); the first push, `load_dataset` and the unreachable-endpoint case run as true
+subprocesses with HF_ENDPOINT set, as a user would (the client reads it when imported).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mathbode.cli.baseline import main as baseline_cli
 from mathbode.cli.push import main as push_cli
+from mathbode.cli.score import main as score_cli
+from mathbode.cli.validate import main as validate_cli
 from mathbode.schema import layout
 
 from .conftest import COMMITTED_DIST
@@ -47,6 +52,30 @@ def hub_env(hub, tmp_path_factory):
         no_proxy="127.0.0.1,localhost",
     )
     return env
+
+
+@pytest.fixture
+def local_hub(hub, monkeypatch, tmp_path):
+    """This process's Hub client pointed at the test double (its constants are read at import)."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "ENDPOINT", hub.endpoint)
+    monkeypatch.setattr(
+        constants, "HUGGINGFACE_CO_URL_TEMPLATE", hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    )
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(tmp_path / "token"))
+    for name in [k for k in os.environ if k.startswith("HF_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    return hub
+
+
+def invoke(cli, args: list[str], **env: str):
+    """A command in this process (stderr apart from stdout), as a user would run it."""
+    result = CliRunner().invoke(cli, args, env=env or None)
+    return result
 
 
 def run(args: list[str], env: dict, **extra_env) -> subprocess.CompletedProcess:
@@ -126,89 +155,78 @@ def test_per_family_repositories_load_on_their_own(hub, hub_env, published):
     assert out == [9_408, ["linear_system"]]
 
 
-def test_validate_and_score_read_the_published_release_back(hub_env, published, tmp_path):
-    proc = run([str(BIN / "mathbode-validate"), "hub:test-org/MathBode"], hub_env)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("hub:test-org/MathBode: valid dataset (0 error(s), 0 warning(s))")
+def test_validate_and_score_read_the_published_release_back(local_hub, published, tmp_path):
+    result = invoke(validate_cli, ["hub:test-org/MathBode"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("hub:test-org/MathBode: valid dataset (0 error(s), 0 warning(s))")
     base = tmp_path / "base.jsonl"
-    assert run([str(BIN / "mathbode-baseline"), "--preset", "SMOKE", "-o", str(base)], hub_env).returncode == 0
-    scores = []
+    assert invoke(baseline_cli, ["--preset", "SMOKE", "-o", str(base)]).exit_code == 0
+    docs = []
     for extra in (["--reference", "hub:test-org/MathBode@main"], []):
-        proc = run(
-            [str(BIN / "mathbode-score"), str(base), "--json", "--no-plots", "--out", str(tmp_path / "r"), *extra],
-            hub_env,
-        )
-        assert proc.returncode == 0, proc.stderr
-        scores.append(json.loads(proc.stdout)[0]["families"])
-    assert scores[0] == scores[1]
+        result = invoke(score_cli, [str(base), "--json", "--no-plots", "--out", str(tmp_path / "r"), *extra])
+        assert result.exit_code == 0, result.stderr
+        docs.append(json.loads(result.stdout)[0])
+    assert docs[0]["families"] == docs[1]["families"]
+    sources = [d["provenance"]["reference"] for d in docs]
+    assert [s["source"] for s in sources] == ["hub:test-org/MathBode@main", "builder"]
+    assert sources[0]["content_hash"] == sources[1]["content_hash"]
 
 
-def test_validate_names_a_missing_hub_repository(hub_env):
-    proc = run([str(BIN / "mathbode-validate"), "hub:test-org/NoSuchThing"], hub_env)
-    assert proc.returncode == 1
-    assert proc.stderr.startswith("Error: hub:test-org/NoSuchThing: no such dataset repository on")
+def test_validate_names_a_missing_hub_repository(local_hub):
+    result = invoke(validate_cli, ["hub:test-org/NoSuchThing"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: hub:test-org/NoSuchThing: no such dataset repository on")
 
 
-def test_pushing_the_same_release_again_changes_nothing(hub, hub_env, published):
-    repo = hub.repos[("dataset", "test-org/MathBode")]
+def test_pushing_the_same_release_again_changes_nothing(local_hub, published):
+    repo = local_hub.repos[("dataset", "test-org/MathBode")]
     before = dict(repo.commits)
-    proc = run(
-        [str(BIN / "mathbode-push"), str(COMMITTED_DIST), "--repo-id", "test-org/MathBode"],
-        hub_env,
-        HF_TOKEN=WRITE_TOKEN,
-    )
-    assert proc.returncode == 0, proc.stderr
+    result = invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", "test-org/MathBode"], HF_TOKEN=WRITE_TOKEN)
+    assert result.exit_code == 0, result.stderr
     assert repo.commits == before
 
 
-def test_create_pr_and_private(hub, hub_env):
-    proc = run(
-        [str(BIN / "mathbode-push"), str(COMMITTED_DIST), "--repo-id", "test-org/Private", "--private", "--create-pr"],
-        hub_env,
-        HF_TOKEN=WRITE_TOKEN,
-    )
-    assert proc.returncode == 0, proc.stderr
-    repo = hub.repos[("dataset", "test-org/Private")]
+def test_create_pr_and_private(local_hub):
+    args = [str(COMMITTED_DIST), "--repo-id", "test-org/Private", "--private", "--create-pr"]
+    result = invoke(push_cli, args, HF_TOKEN=WRITE_TOKEN)
+    assert result.exit_code == 0, result.stderr
+    repo = local_hub.repos[("dataset", "test-org/Private")]
     assert repo.private and "refs/pr/1" in repo.refs
     assert "MANIFEST.json" not in repo.resolve("main").files
-    assert f"{hub.endpoint}/datasets/test-org/Private/discussions/1" in proc.stdout
+    assert f"{local_hub.endpoint}/datasets/test-org/Private/discussions/1" in result.stdout
 
 
 # -- failures -----------------------------------------------------------------------------------
-def test_a_rejected_token_is_named_without_printing_it(hub_env):
-    proc = run(
-        [str(BIN / "mathbode-push"), str(COMMITTED_DIST), "--repo-id", "test-org/X", "--token", "hf_wrong_secret"],
-        hub_env,
-    )
-    assert proc.returncode == 1
-    assert proc.stderr == (
+def test_a_rejected_token_is_named_without_printing_it(local_hub):
+    result = invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", "test-org/X", "--token", "hf_wrong_secret"])
+    assert result.exit_code == 1
+    assert result.stderr == (
         "Error: The Hub rejected the token (401 Unauthorized). Pass a valid write token with "
         "--token or HF_TOKEN, or log in with `hf auth login`.\n"
     )
-    assert "hf_wrong_secret" not in proc.stdout + proc.stderr
+    assert "hf_wrong_secret" not in result.output
 
 
-def test_a_read_only_token_cannot_write(hub_env):
-    proc = run(
-        [str(BIN / "mathbode-push"), str(COMMITTED_DIST), "--repo-id", "test-org/Y"], hub_env, HF_TOKEN=READ_TOKEN
-    )
-    assert proc.returncode == 1
-    assert proc.stderr == (
+def test_a_read_only_token_cannot_write(local_hub):
+    result = invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", "test-org/Y"], HF_TOKEN=READ_TOKEN)
+    assert result.exit_code == 1
+    assert result.stderr == (
         "Error: The token may not write to test-org/Y (403 Forbidden). Use a token with write access "
         "to its organization, or --create-pr to propose the change.\n"
     )
 
 
-def test_no_token_at_all(hub_env):
-    proc = run([str(BIN / "mathbode-push"), str(COMMITTED_DIST), "--repo-id", "test-org/Z"], hub_env)
-    assert proc.returncode == 1
-    assert proc.stderr == (
+def test_no_token_at_all(local_hub):
+    result = invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", "test-org/Z"])
+    assert result.exit_code == 1
+    assert result.stderr == (
         "Error: No Hugging Face token. Pass --token, set HF_TOKEN, or log in with `hf auth login` "
         "(a token with write access is needed to publish).\n"
     )
 
 
 def test_unreachable_endpoint(hub_env):
+    # A true subprocess: the endpoint comes from HF_ENDPOINT as a user sets it.
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"  # nothing listens once the socket is closed
@@ -223,18 +241,18 @@ def test_unreachable_endpoint(hub_env):
     assert proc.stderr.endswith("Check the network connection and HF_ENDPOINT.\n")
 
 
-def test_an_invalid_release_is_refused_before_any_request(hub, hub_env, tmp_path):
+def test_an_invalid_release_is_refused_before_any_request(local_hub, tmp_path):
     broken = tmp_path / "dist"
     shutil.copytree(COMMITTED_DIST, broken)
     (broken / "data/linear_solve.parquet").write_bytes(b"not parquet")
-    seen = len(hub.requests)
-    proc = run([str(BIN / "mathbode-push"), str(broken), "--repo-id", "test-org/V"], hub_env, HF_TOKEN=WRITE_TOKEN)
-    assert proc.returncode == 1
-    assert proc.stderr.startswith(
+    seen = len(local_hub.requests)
+    result = invoke(push_cli, [str(broken), "--repo-id", "test-org/V"], HF_TOKEN=WRITE_TOKEN)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
         f"Error: {broken} is not a valid MathBode release; nothing was pushed.\n{broken}: INVALID dataset"
     )
-    assert "data/linear_solve.parquet: found" in proc.stderr
-    assert len(hub.requests) == seen
+    assert "data/linear_solve.parquet: found" in result.stderr
+    assert len(local_hub.requests) == seen
 
 
 @pytest.mark.parametrize(
