@@ -21,13 +21,7 @@ from .families import Family
 
 def answer_instruction(lay: Layout | None = None) -> str:
     """The answer-format sentence appended to every prompt (paper, appendix C)."""
-    lay = lay or layout()
-    example = "X." + "Y" * lay.answer_decimals
-    return (
-        f"Reply with only the final answer in the form {lay.answer_start} {example} {lay.answer_end}, "
-        f"written as a decimal number with exactly {lay.answer_decimals} digits after the decimal point "
-        "and no other text."
-    )
+    return (lay or layout()).answer_instruction()
 
 
 def sweep_unit(sweep: Sweep, lay: Layout) -> tuple[Sequence[Decimal], Sequence[float | None]]:

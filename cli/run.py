@@ -10,6 +10,7 @@ import click
 
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.runner.config import RunConfig
+from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
 from mathbode.runner.run import record_path, run
 from mathbode.schema.keys import format_key
@@ -63,6 +64,14 @@ def _system_prompt(value: str | None) -> str | None:
 @click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True)
 @click.option("--seed", type=int, default=None, help="Sampling seed, for servers that honour it.")
 @click.option("--system-prompt", default=None, help="System message before every prompt: TEXT or @FILE.")
+@click.option(
+    "--constrain-format",
+    type=click.Choice(MECHANISMS),
+    default=None,
+    help="Ask the server to constrain answers to the answer format: gbnf (llama.cpp), vllm-regex, sglang-regex, "
+    "json-schema. The run is marked as constrained.",
+)
+@click.option("--one-shot", is_flag=True, help="Prepend a worked example of the answer format.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Answer at most N of the remaining rows.")
 @click.option("--overwrite", is_flag=True, help="Start again even if the output holds answers of another run.")
 @click.option("--score", "then_score", is_flag=True, help="Score the submission at the end (like mathbode-score).")
@@ -89,6 +98,8 @@ def main(
     max_tokens: int,
     seed: int | None,
     system_prompt: str | None,
+    constrain_format: str | None,
+    one_shot: bool,
     limit: int | None,
     overwrite: bool,
     then_score: bool,
@@ -108,6 +119,8 @@ def main(
         max_tokens=max_tokens,
         seed=seed,
         system_prompt=_system_prompt(system_prompt),
+        constrain_format=constrain_format,
+        one_shot=one_shot,
         api_key_env=api_key_env,
         concurrency=concurrency,
         requests_per_minute=requests_per_minute,

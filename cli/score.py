@@ -14,7 +14,15 @@ from mathbode.core.errors import MathBodeError
 from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
 from mathbode.evaluator.files import REPORT_MARKER
-from mathbode.evaluator.report import coverage_notes, json_safe, leaderboard, write_report
+from mathbode.evaluator.report import (
+    compliance_note,
+    conditions_notes,
+    coverage_notes,
+    json_safe,
+    leaderboard,
+    na_notes,
+    write_report,
+)
 from mathbode.evaluator.scoring import Scored, score
 from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.submission import read_submission
@@ -45,16 +53,32 @@ def _fmt(x: float) -> str:
 
 
 def _table(results: list[Scored]) -> str:
+    lines = []
+    # Nothing compliant is the first thing to say, before a table of n/a.
+    for r in results:
+        nc = r.extra.get("non_compliant")
+        if nc and nc["lines"] and nc["compliant"] == 0:
+            lines.append(f"{r.label}: {compliance_note(r)}")
+            lines += [f"  e.g. {json.dumps(e, ensure_ascii=False)[:160]}" for e in nc["examples"][:3]]
+            lines.append("")
     width = max(10, *(len(r.label) for r in results))
-    lines = [f"{'submission':<{width}}  {'preset':<8}  MB-Core  MB-Plus  families"]
+    lines.append(f"{'submission':<{width}}  {'preset':<8}  MB-Core  MB-Plus  families")
     by_label = {r.label: r for r in results}
     for label in leaderboard(results)["label"]:
         r = by_label[label]
+        mark = "*" if conditions_notes(r) else " "
         lines.append(
-            f"{r.label:<{width}}  {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  {_fmt(r.overall['mb_plus']):>7}  "
-            f"{r.overall['num_families']:>8}"
+            f"{r.label:<{width}}{mark} {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  "
+            f"{_fmt(r.overall['mb_plus']):>7}  {r.overall['num_families']:>8}"
         )
-    lines += [f"note: {line}" for line in coverage_notes(results)]
+    notes = coverage_notes(results)
+    for r in results:
+        said = compliance_note(r)
+        if said and r.extra["non_compliant"]["compliant"] > 0:
+            notes.append(f"{r.label}: {said}")
+        notes += [f"{r.label}{'*' if len(results) > 1 else ''}: {n}." for n in conditions_notes(r)]
+        notes += [f"{r.label}: {n}" for n in na_notes(r)]
+    lines += [f"note: {line}" for line in notes]
     if len(results) == 1:
         r = results[0]
         lines.append("")
@@ -160,5 +184,6 @@ def _score_files(
     ref = resolve_reference(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
     return [
-        score(s.predictions, ref, label, s.model, preset, config) for s, label in zip(submissions, labels, strict=True)
+        score(s.predictions, ref, label, s.model, preset, config, s.conditions)
+        for s, label in zip(submissions, labels, strict=True)
     ]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from mathbode.core.errors import UsageError
 
-from .metrics import SWEEP_METRICS
+from .metrics import MIN_POINTS, SWEEP_METRICS
 
 #: The columns that name a sinusoid sweep in sweeps.csv (its SweepKey less the signal type, always sinusoid).
 SWEEP_COLUMNS = ["family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg"]
@@ -74,10 +74,10 @@ def frequency_summary(sweeps: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> dict[str, dict[str, float]]:
+def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> dict[str, dict[str, Any]]:
     """Per family: mid-band errors, MB-Core, and MB-Plus with fit quality, residual ACF and compliance."""
     config = config or ScoreConfig()
-    scores: dict[str, dict[str, float]] = {}
+    scores: dict[str, dict[str, Any]] = {}
     for family, rows in summary.groupby("family", sort=False):
         mid = rows[rows["frequency_cycles"].isin(config.mid_band)]
         # Means over frequency rows skip NaN, as pandas' mean does (empty -> NaN).
@@ -90,6 +90,7 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> d
         acf1_abs = float(mid["res_acf1"].abs().mean())
         compliance = float(rows["compliance"].mean())
         mb_plus = mb_core * clip01(r2_mean) ** 0.5 * clip01(1 - acf1_abs) ** 0.5 * clip01(compliance) ** 0.5
+        note = _why_na(rows, mid, config) if math.isnan(mb_core) else None
         scores[str(family)] = {
             "mb_core": mb_core,
             "mb_plus": mb_plus,
@@ -98,11 +99,24 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> d
             "r2_mean": r2_mean,
             "acf1_abs_mean": acf1_abs,
             "compliance_mean": compliance,
+            **({"note": note} if note else {}),
         }
     return scores
 
 
-def overall(scores: dict[str, dict[str, float]], families: tuple[str, ...] | None = None) -> dict[str, Any]:
+def _why_na(rows: pd.DataFrame, mid: pd.DataFrame, config: ScoreConfig) -> str:
+    """Why a family's MB-Core could not be computed, in a user's words."""
+    if not (rows["compliance"] > 0).any():
+        return "no compliant answers"
+    band = " and ".join(f"{f:g}" for f in config.mid_band)
+    have = sorted(float(f) for f in mid["frequency_cycles"].unique())
+    if len(have) < len(config.mid_band):
+        answered = ", ".join(f"{f:g}" for f in sorted(rows["frequency_cycles"].unique()))
+        return f"MB-Core needs frequencies {band} (answered: {answered})"
+    return f"every sweep at frequencies {band} has fewer than {MIN_POINTS} compliant answers of 64"
+
+
+def overall(scores: dict[str, dict[str, Any]], families: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Plain mean over the families; n/a (with a `note` saying why) when any of `families` has no score.
 
     A submission that answers one family must not rank as if it answered all five.

@@ -1,45 +1,75 @@
 """Draw the Bode plot in a second process, so matplotlib's import overlaps with scoring.
 
 Importing matplotlib takes about a quarter of a second and drawing the plot about as long;
-scoring itself uses one core. A one-worker pool started before validation imports matplotlib
-on the other core. The worker is *spawned*, never forked: forking a process that has started
-threads (the runner's HTTP client, BLAS) is unsafe, and fork is unavailable on some platforms.
+scoring itself uses one core. A worker process (`python -m mathbode.evaluator.plot_worker`) is
+started before validation and imports matplotlib on the other core; the results are sent to it
+when they are ready. It is a fresh interpreter, neither forked (unsafe once threads exist, and
+unavailable on some platforms) nor spawned by multiprocessing (which re-imports the caller's main
+module). If the worker fails for any reason, the plot is drawn in this process instead.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import Future, ProcessPoolExecutor
+import pickle
+import subprocess
+import sys
 from pathlib import Path
+from typing import Callable
 
+from .files import PLOT_FILE
 from .scoring import Scored
 
 
-def _warm_up() -> None:
-    import mathbode.evaluator.plots  # noqa: F401 - loads matplotlib in the worker
-
-
-def _draw(results: list[Scored], out: Path) -> Path:
-    from .plots import bode_plot
+def draw_here(results: list[Scored], out: Path) -> Path:
+    from .plots import bode_plot  # matplotlib loads only when a plot is drawn
 
     return bode_plot(results, out)
 
 
 class BackgroundPlotter:
-    """`with BackgroundPlotter() as plotter: ... plotter.plot(results, folder).result()`."""
+    """`with BackgroundPlotter() as plotter: ... wait = plotter.plot(results, folder); ...; wait()`."""
 
     def __init__(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+        self._worker: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> "BackgroundPlotter":
-        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        self._pool.submit(_warm_up)
+        try:
+            self._worker = subprocess.Popen(
+                [sys.executable, "-m", "mathbode.evaluator.plot_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self._worker = None
         return self
 
-    def plot(self, results: list[Scored], out: Path) -> Future:
-        assert self._pool is not None, "use BackgroundPlotter as a context manager"
-        return self._pool.submit(_draw, results, out)
+    def plot(self, results: list[Scored], out: Path) -> Callable[[], Path]:
+        """Hand the results to the worker; the returned call waits for the PNG (drawn here if the worker failed)."""
+        worker, self._worker = self._worker, None
+        sent = False
+        if worker is not None and worker.stdin is not None:
+            try:
+                worker.stdin.write(pickle.dumps((results, out)))
+                worker.stdin.close()
+                sent = True
+            except OSError:
+                worker.kill()
+
+        def wait() -> Path:
+            if worker is not None and sent:
+                try:
+                    worker.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+                if worker.returncode == 0 and (out / PLOT_FILE).is_file():
+                    return out / PLOT_FILE
+            return draw_here(results, out)
+
+        return wait
 
     def __exit__(self, *exc: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._worker is not None:  # not used: stop it
+            self._worker.kill()
+            self._worker.wait()
+            self._worker = None

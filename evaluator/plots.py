@@ -20,6 +20,10 @@ _ROWS = (
 )
 
 
+def _no_answers(results: list[Scored], family: str) -> bool:
+    return all(not (r.summary[r.summary["family"] == family]["compliance"] > 0).any() for r in results)
+
+
 def bode_plot(results: list[Scored], out: Path) -> Path:
     """Write `bode.png` into `out`: gain (top row) and phase error (bottom row) per family, a curve per submission."""
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
@@ -30,14 +34,32 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
     for col, family in enumerate(families):
         for row, (metric, ylabel, ideal, half_span) in enumerate(_ROWS):
             ax = axes[row][col]
+            drawn = False
             for r in results:
                 data = r.summary[r.summary["family"] == family]
                 ax.plot(data["frequency_cycles"], data[metric], marker="o", markersize=3, label=r.label)
+                drawn = drawn or bool(data[metric].notna().any())
+            if not drawn:
+                # Say it in the panel rather than leave an empty frame that looks broken.
+                why = "no compliant answers" if _no_answers(results, family) else "too few compliant\nanswers per sweep"
+                ax.text(
+                    0.5,
+                    0.72,
+                    why,
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="dimgray",
+                    bbox={"facecolor": "white", "edgecolor": "none"},
+                )
             ax.axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
             lo, hi = ax.get_ylim()
             ax.set_ylim(min(lo, ideal - half_span), max(hi, ideal + half_span))
             ax.ticklabel_format(axis="y", useOffset=False)
             ax.set_xscale("log", base=2)
+            if frequencies:  # fixed limits: an all-n/a panel still shows the frequency axis
+                ax.set_xlim(frequencies[0] / 1.4, frequencies[-1] * 1.4)
             # Ticks only at the grid's frequencies: log-axis minor ticks are most of the drawing time.
             ax.xaxis.set_major_locator(FixedLocator(frequencies))
             ax.xaxis.set_major_formatter(FixedFormatter([f"{f:g}" for f in frequencies]))

@@ -10,8 +10,10 @@ from typing import Any
 import pandas as pd
 
 from mathbode.core.atomic import atomic_folder, check_replaceable
+from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 
 from .aggregate import FAMILY_SCORE_FIELDS
+from .background import BackgroundPlotter, draw_here
 from .files import LEADERBOARD_FILE, PLOT_FILE, REPORT_MARKER, SCORES_FILE, SUMMARY_FILE, SWEEPS_FILE
 from .scoring import Scored
 
@@ -51,11 +53,43 @@ def leaderboard(results: list[Scored]) -> pd.DataFrame:
             "mb_core": r.overall["mb_core"],
             "mb_plus": r.overall["mb_plus"],
             "num_families": r.overall["num_families"],
+            **(r.extra.get("conditions") or {}),
         }
         for fam, s in r.families.items():
             row[f"{fam}.mb_core"] = s["mb_core"]
         rows.append(row)
     return pd.DataFrame(rows).sort_values(["mb_core", "mb_plus"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+def compliance_note(r: Scored) -> str | None:
+    """'0 of 1,280 responses were compliant: 1,160 had no answer tags at all; ...', or None when all were."""
+    nc = r.extra.get("non_compliant")
+    if not nc or nc["compliant"] == nc["lines"]:
+        return None
+    reasons = "; ".join(f"{n:,} {NON_COMPLIANT_KINDS[kind]}" for kind, n in nc["kinds"].items())
+    return f"{nc['compliant']:,} of {nc['lines']:,} answers were compliant: {reasons}."
+
+
+def conditions_notes(r: Scored) -> list[str]:
+    """How the answers were obtained when that changes what a score means (constrained format, one-shot)."""
+    cond = r.extra.get("conditions") or {}
+    notes = []
+    if cond.get("answer_format", "free") != "free":
+        notes.append(
+            f"answer format {cond['answer_format']} by the server: this measures the model's numbers, "
+            "not its format discipline; do not rank it beside free-format runs"
+        )
+    if cond.get("prompting", "zero-shot") != "zero-shot":
+        notes.append(f"prompting: {cond['prompting']}")
+    return notes
+
+
+def na_notes(r: Scored) -> list[str]:
+    """Why each family's n/a score is n/a (the overall's reason is among the coverage notes)."""
+    notes = {fam: s["note"] for fam, s in r.families.items() if s.get("note")}
+    if len(notes) > 1 and len(notes) == len(r.families) and len(set(notes.values())) == 1:
+        return [f"every family: n/a: {next(iter(notes.values()))}."]
+    return [f"{fam}: n/a: {note}." for fam, note in notes.items()]
 
 
 def coverage_notes(results: list[Scored]) -> list[str]:
@@ -95,9 +129,18 @@ def _markdown(results: list[Scored]) -> str:
     if notes:
         lines += [f"- {n}" for n in notes] + [""]
     for r in results:
+        lines += [f"## {r.label}", ""]
+        nc, said = r.extra.get("non_compliant"), compliance_note(r)
+        if said:
+            lines += [f"**{said}**" if nc and nc["compliant"] == 0 else said, ""]
+            if nc and nc["examples"]:
+                lines += ["Some of the answers, verbatim:", ""]
+                lines += [f"    {json.dumps(e, ensure_ascii=False)}" for e in nc["examples"]] + [""]
+        for note in [*conditions_notes(r), *na_notes(r)]:
+            lines += [f"- {note}"]
+        if conditions_notes(r) or na_notes(r):
+            lines.append("")
         lines += [
-            f"## {r.label}",
-            "",
             f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
             f"Compliant answers: {r.extra.get('num_answers'):,}.",
             "",
@@ -144,7 +187,9 @@ def _write_one(r: Scored, folder: Path) -> None:
     r.summary.to_csv(folder / SUMMARY_FILE, index=False)
 
 
-def write_report(results: list[Scored], out: str | Path, plots: bool = True, plotter=None) -> Path:
+def write_report(
+    results: list[Scored], out: str | Path, plots: bool = True, plotter: BackgroundPlotter | None = None
+) -> Path:
     """Write the report folder atomically; an existing report there is replaced.
 
     With a `background.BackgroundPlotter`, the plot is drawn in its worker process while the
@@ -162,9 +207,7 @@ def write_report(results: list[Scored], out: str | Path, plots: bool = True, plo
             leaderboard(results).to_csv(tmp / LEADERBOARD_FILE, index=False)
         (tmp / REPORT_MARKER).write_text(_markdown(results))
         if drawing is not None:
-            drawing.result()
+            drawing()
         elif plots:
-            from .plots import bode_plot  # matplotlib loads only when a plot is drawn
-
-            bode_plot(results, tmp)
+            draw_here(results, tmp)
     return out

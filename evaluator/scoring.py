@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -13,7 +14,7 @@ import pandas as pd
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
 from mathbode.schema.layout import SINUSOID, layout
-from mathbode.schema.parsing import PARSER_NAME, parse_response, truncate
+from mathbode.schema.parsing import NON_COMPLIANT_KINDS, PARSER_NAME, parse_response, truncate, why_non_compliant
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
@@ -33,7 +34,7 @@ class Scored:
     preset: str
     sweeps: pd.DataFrame
     summary: pd.DataFrame
-    families: dict[str, dict[str, float]]
+    families: dict[str, dict[str, Any]]
     overall: dict[str, Any]
     extra: dict[str, Any] = field(default_factory=dict)
     #: How it was scored (package, configuration, reference, parser, preset, time): see `provenance`.
@@ -84,6 +85,28 @@ def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
     return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET))}
 
 
+def non_compliance(lines: list[Prediction], answers: dict[RowKey, float], shown: int = 4) -> dict[str, Any]:
+    """How many answered lines were compliant, why the others were not, and a few of them verbatim."""
+    kinds: Counter[str] = Counter()
+    examples: list[str] = []
+    for p in lines:
+        if not math.isnan(answers[p.key]):
+            continue
+        kind = (
+            why_non_compliant(p.response) if p.has_response else ("no-number" if p.prediction is not None else "null")
+        )
+        kinds[kind or "no-number"] += 1
+        text = (p.response or "") if p.has_response else "null"
+        if p.has_response and len(examples) < shown and text not in examples:
+            examples.append(text)
+    return {
+        "lines": len(lines),
+        "compliant": len(lines) - sum(kinds.values()),
+        "kinds": {k: kinds[k] for k in NON_COMPLIANT_KINDS if kinds[k]},
+        "examples": [e if len(e) <= 300 else e[:297] + "..." for e in examples],
+    }
+
+
 def provenance(reference: Reference, config: ScoreConfig, preset: str) -> dict[str, Any]:
     """What a reader needs to tell how a score was made (in the manner of an eval log's spec)."""
     return {
@@ -111,11 +134,13 @@ def score(
     model: str | None = None,
     preset: str | None = None,
     config: ScoreConfig = PAPER_CONFIG,
+    conditions: dict[str, str] | None = None,
 ) -> Scored:
     """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers."""
     lay = layout()
     T = lay.time_steps
-    answers: dict[RowKey, float] = {p.key: answer_value(p) for p in predictions if p.key.signal_type == SINUSOID}
+    sinusoid = [p for p in predictions if p.key.signal_type == SINUSOID]
+    answers: dict[RowKey, float] = {p.key: answer_value(p) for p in sinusoid}
     answered_families = {k.family for k in answers}
     touched = {k.sweep for k in answers}
     if preset:
@@ -159,6 +184,8 @@ def score(
             "num_sweeps": n_sweeps,
             "num_answers": int(np.isfinite(y).sum()),
             "coverage": preset_coverage(touched),
+            "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
+            "non_compliant": non_compliance([p for p in sinusoid if p.key.sweep in in_scope], answers),
         },
         provenance=provenance(reference, config, preset_name),
     )

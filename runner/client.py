@@ -19,6 +19,7 @@ import openai
 from mathbode.core.errors import MathBodeError
 
 from .config import RunConfig
+from .formats import request_fields, unwrap
 
 #: Backoff: the first wait is up to BASE seconds, doubling per attempt, never above CAP.
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
@@ -100,7 +101,12 @@ def _fatal(err: openai.APIStatusError, config: RunConfig) -> FatalServerError:
         return FatalServerError(
             f"{where} does not know model {config.model!r} (404). List the server's models at {where}/models."
         )
-    return FatalServerError(f"{where} refused the request ({status}): {_server_message(err)}")
+    hint = (
+        f" The server may not support --constrain-format {config.constrain_format}; try another mechanism."
+        if config.constrain_format and status in (400, 422)
+        else ""
+    )
+    return FatalServerError(f"{where} refused the request ({status}): {_server_message(err)}.{hint}")
 
 
 def _server_message(err: openai.APIStatusError) -> str:
@@ -114,7 +120,7 @@ def _server_message(err: openai.APIStatusError) -> str:
 
 async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Answer:
     """The model's answer to one prompt; raises `RetriesExhausted` or `FatalServerError`."""
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = request_fields(config.constrain_format)
     if config.max_tokens is not None:
         extra["max_tokens"] = config.max_tokens
     if config.seed is not None:
@@ -142,7 +148,7 @@ async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Ans
             choice = completion.choices[0] if completion.choices else None
             usage = completion.usage
             return Answer(
-                text=(choice.message.content or "") if choice is not None else "",
+                text=unwrap(config.constrain_format, choice.message.content or "") if choice is not None else "",
                 finish_reason=choice.finish_reason if choice is not None else None,
                 prompt_tokens=usage.prompt_tokens if usage else None,
                 completion_tokens=usage.completion_tokens if usage else None,

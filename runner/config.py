@@ -8,6 +8,8 @@ from typing import Any
 
 from mathbode.core.errors import UsageError
 
+from .formats import MECHANISMS, one_shot_messages
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -24,6 +26,10 @@ class RunConfig:
     seed: int | None = None
     #: Sent as a system message before each prompt, when given.
     system_prompt: str | None = None
+    #: Ask the server to constrain completions to the answer format, by this mechanism (see `formats`).
+    constrain_format: str | None = None
+    #: Prepend a worked example of the answer format (a user/assistant pair).
+    one_shot: bool = False
 
     #: The environment variable holding the API key (its value is never recorded).
     api_key_env: str = "OPENAI_API_KEY"
@@ -33,7 +39,16 @@ class RunConfig:
     timeout: float = 120.0
 
     #: The fields a resumed run must share with the run it continues.
-    ANSWER_FIELDS = ("model", "base_url", "temperature", "max_tokens", "seed", "system_prompt")
+    ANSWER_FIELDS = (
+        "model",
+        "base_url",
+        "temperature",
+        "max_tokens",
+        "seed",
+        "system_prompt",
+        "constrain_format",
+        "one_shot",
+    )
 
     def validate(self) -> "RunConfig":
         if self.concurrency < 1:
@@ -44,6 +59,8 @@ class RunConfig:
             raise UsageError("--max-retries must be 0 or more.")
         if self.timeout <= 0:
             raise UsageError("--timeout must be greater than 0.")
+        if self.constrain_format is not None and self.constrain_format not in MECHANISMS:
+            raise UsageError(f"--constrain-format: one of {', '.join(MECHANISMS)}.")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UsageError("--max-tokens must be at least 1.")
         return self
@@ -62,4 +79,12 @@ class RunConfig:
 
     def messages(self, prompt: str) -> list[dict[str, str]]:
         system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        return [*system, {"role": "user", "content": prompt}]
+        example = one_shot_messages() if self.one_shot else []
+        return [*system, *example, {"role": "user", "content": prompt}]
+
+    def conditions(self) -> dict[str, str]:
+        """What every line's `meta` says about how it was asked (the scorer marks non-default ones)."""
+        return {
+            "answer_format": f"constrained ({self.constrain_format})" if self.constrain_format else "free",
+            "prompting": "one-shot" if self.one_shot else "zero-shot",
+        }

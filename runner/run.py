@@ -176,6 +176,7 @@ async def _drive(
     try:
         await preflight(client, config)
         limiter = _RateLimiter(config.requests_per_minute)
+        conditions = config.conditions()
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         for row in todo:
             queue.put_nowait(row)
@@ -195,9 +196,8 @@ async def _drive(
                         bar.update(failed=True, compliant=False)
                     continue
                 compliant = not math.isnan(parse_response(answer.text))
-                journal.append(
-                    {**key_fields(row), "response": answer.text, "model": config.model, "meta": answer.meta()}
-                )
+                meta = {**answer.meta(), **conditions}
+                journal.append({**key_fields(row), "response": answer.text, "model": config.model, "meta": meta})
                 result.answered += 1
                 result.compliant += compliant
                 if bar is not None:

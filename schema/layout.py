@@ -97,6 +97,16 @@ class Layout:
             counts[sweep.signal_type] = counts.get(sweep.signal_type, 0) + self.time_steps
         return {k: v * len(self.question_ids) for k, v in counts.items()}
 
+    # -- the answer format -------------------------------------------------------------------
+    def answer_instruction(self) -> str:
+        """The answer-format sentence that ends every prompt (paper, appendix C)."""
+        example = "X." + "Y" * self.answer_decimals
+        return (
+            f"Reply with only the final answer in the form {self.answer_start} {example} {self.answer_end}, "
+            f"written as a decimal number with exactly {self.answer_decimals} digits after the decimal point "
+            "and no other text."
+        )
+
     # -- presets ----------------------------------------------------------------------------
     def preset(self, name: str) -> Preset:
         key = name.upper()

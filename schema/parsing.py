@@ -83,3 +83,33 @@ def truncate_literal(literal: str) -> float:
         literal = literal[: point + 1 + DECIMALS]
     value = float(literal)
     return value if math.isfinite(value) else math.nan
+
+
+#: Why a response is not compliant, in the order a reader should hear it (see `why_non_compliant`).
+NON_COMPLIANT_KINDS = {
+    "empty": "were empty",
+    "no-tags": "had no answer tags at all",
+    "start-only": f"had {START} but no {END} after it",
+    "end-only": f"had {END} but no {START} before it",
+    "no-number": "had a tag pair with no plain decimal number inside",
+    "not-finite": "had a number too large to be finite",
+    "null": "gave no answer (prediction null)",
+}
+
+
+def why_non_compliant(response: str | None) -> str | None:
+    """The kind of non-compliance of a raw response (a key of NON_COMPLIANT_KINDS), or None when compliant."""
+    if not response or not response.strip():
+        return "empty"
+    has_start, has_end = START in response, END in response
+    if payload(response) is None:
+        if has_start and not has_end:
+            return "start-only"
+        if has_end and not has_start:
+            return "end-only"
+        # Both tags present but the end only before the start: no complete pair.
+        return "start-only" if has_start else "no-tags"
+    if math.isnan(parse_response(response)):
+        literals = LITERAL.findall(payload(response) or "")
+        return "not-finite" if literals else "no-number"
+    return None

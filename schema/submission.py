@@ -18,6 +18,8 @@ from .keys import RowKey, canonical_keys, coverage, format_key, row_key
 from .report import Report
 
 SCHEMA = "predictions.schema.json"
+#: `meta` fields that change what a score means; one value per file (see the runner's options).
+CONDITIONS = ("answer_format", "prompting")
 
 
 class Prediction(NamedTuple):
@@ -40,6 +42,8 @@ class Submission:
     path: Path
     predictions: list[Prediction] = field(default_factory=list)
     model: str | None = None
+    #: How the answers were obtained, from the lines' `meta` (`answer_format`, `prompting`), when stated.
+    conditions: dict[str, str] = field(default_factory=dict)
     report: Report = field(default_factory=lambda: Report("", "submission"))
 
 
@@ -116,6 +120,7 @@ def read_submission(path: str | Path) -> Submission:
     universe = canonical_keys()
     first_line: dict[RowKey, int] = {}
     models: dict[str, int] = {}
+    seen_conditions: dict[str, dict[str, int]] = {}
     lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")  # a UTF-8 byte-order mark is allowed
     if lines and lines[-1] == b"":
         lines.pop()  # the newline that ends the last line
@@ -162,12 +167,23 @@ def read_submission(path: str | Path) -> Submission:
         first_line[key] = lineno
         if "model" in obj:
             models.setdefault(obj["model"], lineno)
+        meta = obj.get("meta")
+        if meta:
+            for name in CONDITIONS:
+                value = meta.get(name)
+                if isinstance(value, str):
+                    seen_conditions.setdefault(name, {}).setdefault(value, lineno)
         has_response = "response" in obj
         value = obj.get("prediction")
         sub.predictions.append(
             Prediction(key, lineno, obj.get("response"), None if value is None else float(value), has_response)
         )
 
+    for name, values in seen_conditions.items():
+        if len(values) > 1:
+            listed = ", ".join(f"{v!r} (first on line {n})" for v, n in values.items())
+            report.error("conditions", "file", f"meta.{name}", "the same on every line", listed)
+        sub.conditions[name] = next(iter(values))
     if len(models) > 1:
         names = ", ".join(f"{m!r} (first on line {n})" for m, n in models.items())
         report.error("model", "file", "model", "the same model on every line", names)

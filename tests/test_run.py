@@ -66,7 +66,16 @@ def test_a_smoke_run_of_the_truth_is_a_valid_submission_scoring_1(stub, tmp_path
     assert report.valid and report.summary["coverage"]["presets_complete"] == ["SMOKE"]
     first = lines_of(out)[0]
     assert set(first) == {*LAY.key, "response", "model", "meta"} and first["model"] == "truth"
-    assert set(first["meta"]) == {"latency_s", "attempts", "finish_reason", "prompt_tokens", "completion_tokens"}
+    assert set(first["meta"]) == {
+        "latency_s",
+        "attempts",
+        "finish_reason",
+        "prompt_tokens",
+        "completion_tokens",
+        "answer_format",
+        "prompting",
+    }
+    assert first["meta"]["answer_format"] == "free" and first["meta"]["prompting"] == "zero-shot"
     scores = json.loads((tmp_path / "pred-report" / "scores.json").read_text())
     assert scores["preset"] == "SMOKE" and round(scores["overall"]["mb_core"], 4) == 1.0
     assert "SMOKE" in result.output and "1.0000" in result.output
@@ -250,3 +259,61 @@ def test_ctrl_c_stops_cleanly_and_prints_the_command_that_resumes(tables, tmp_pa
     assert f"Interrupted. Resume with:\n  mathbode-run --base-url {server.base_url} --model truth -o {out}" in err
     assert json.loads(record_path(out).read_text())["status"] == "interrupted"
     assert all(not math.isnan(len(line)) for line in lines_of(out))  # every written line is whole
+
+
+# -- constrained answers, one-shot prompting, zero compliance -------------------------------------
+def test_a_constrained_run_sends_the_grammar_and_is_marked(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "truth", "--constrain-format", "gbnf", "--limit", "300", "--score")
+    assert result.exit_code == 0, result.output
+    grammar = stub.constraints["grammar"]
+    assert grammar.startswith('root ::= "[answer_start] " "-"? [0-9] [0-9]?')
+    assert grammar.endswith('"." [0-9] [0-9] [0-9] [0-9] [0-9] [0-9] " [answer_end]"\n')
+    line = lines_of(tmp_path / "pred.jsonl")[0]
+    assert line["meta"]["answer_format"] == "constrained (gbnf)" and line["meta"]["prompting"] == "zero-shot"
+    scores = json.loads((tmp_path / "pred-report" / "scores.json").read_text())
+    assert scores["conditions"] == {"answer_format": "constrained (gbnf)", "prompting": "zero-shot"}
+    assert "answer format constrained (gbnf) by the server: this measures the model" in result.output
+    record = json.loads(record_path(tmp_path / "pred.jsonl").read_text())
+    assert record["parameters"]["constrain_format"] == "gbnf"
+
+
+def test_a_json_schema_answer_is_unwrapped_into_the_tags(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "truth", "--constrain-format", "json-schema", "--limit", "3")
+    assert result.exit_code == 0, result.output
+    assert stub.constraints["response_format"]["type"] == "json_schema"
+    for line in lines_of(tmp_path / "pred.jsonl"):
+        assert line["response"].startswith("[answer_start] ") and line["response"].endswith(" [answer_end]")
+    assert "100.0% compliant" in result.output
+
+
+def test_regex_mechanisms_send_the_answer_pattern(stub, tmp_path):
+    pattern = r"\[answer_start\] -?[0-9]{1,9}\.[0-9]{6} \[answer_end\]"
+    assert invoke(stub, tmp_path, "--model", "truth", "--constrain-format", "vllm-regex", "--limit", "1").exit_code == 0
+    assert stub.constraints["guided_regex"] == pattern
+    out = "sg.jsonl"
+    result = invoke(
+        stub, tmp_path, "--model", "truth", "--constrain-format", "sglang-regex", "--limit", "1", output=out
+    )
+    assert result.exit_code == 0 and stub.constraints == {"regex": pattern}
+
+
+def test_one_shot_prepends_a_worked_example(stub, tmp_path, monkeypatch):
+    from mathbode.runner.formats import one_shot_messages
+
+    messages = one_shot_messages()
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[1]["content"] == "[answer_start] 4.375000 [answer_end]"
+    result = invoke(stub, tmp_path, "--model", "truth", "--one-shot", "--limit", "2")
+    assert result.exit_code == 0, result.output
+    assert lines_of(tmp_path / "pred.jsonl")[0]["meta"]["prompting"] == "one-shot"
+
+
+def test_zero_compliance_is_said_first_with_reasons_and_examples(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "junk", "--concurrency", "32", "--score")
+    assert result.exit_code == 0, result.output
+    assert "junk: 0 of 1,280 answers were compliant: 1,280 had no answer tags at all." in result.output
+    assert 'e.g. "I think the answer is probably around forty-two, give or take."' in result.output
+    assert "note: junk: every family: n/a: no compliant answers." in result.output
+    md = (tmp_path / "pred-report" / "report.md").read_text()
+    assert "**0 of 1,280 answers were compliant: 1,280 had no answer tags at all.**" in md
+    assert (tmp_path / "pred-report" / "bode.png").read_bytes()[:4] == b"\x89PNG"

@@ -251,12 +251,22 @@ def test_score_refuses_to_overwrite_a_foreign_folder(tmp_path, reference):
     assert "is not a MathBode report (no report.md)" in result.output
 
 
-def test_the_background_plot_worker_is_spawned_not_forked(baseline_result, tmp_path):
+def test_the_background_plot_worker_is_a_fresh_interpreter(baseline_result, tmp_path):
     from mathbode.evaluator.background import BackgroundPlotter
 
     with BackgroundPlotter() as plotter:
-        assert plotter._pool is not None
-        assert plotter._pool._mp_context.get_start_method() == "spawn"
+        assert plotter._worker is not None
+        assert plotter._worker.args[1:] == ["-m", "mathbode.evaluator.plot_worker"]
+        out = write_report([baseline_result], tmp_path / "rep", plotter=plotter)
+    assert (out / "bode.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_failed_plot_worker_falls_back_to_drawing_here(baseline_result, tmp_path, monkeypatch):
+    from mathbode.evaluator import background
+
+    monkeypatch.setattr(background.sys, "executable", "/nonexistent/python")
+    with background.BackgroundPlotter() as plotter:
+        assert plotter._worker is None
         out = write_report([baseline_result], tmp_path / "rep", plotter=plotter)
     assert (out / "bode.png").read_bytes()[:4] == b"\x89PNG"
 

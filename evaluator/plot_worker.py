@@ -1,0 +1,17 @@
+"""The Bode plot worker: imports matplotlib at once, then draws the results it reads from stdin (pickled)."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+from .plots import bode_plot
+
+
+def main() -> None:
+    results, out = pickle.load(sys.stdin.buffer)
+    bode_plot(results, out)
+
+
+if __name__ == "__main__":
+    main()
