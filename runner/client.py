@@ -106,7 +106,7 @@ def _fatal(err: openai.APIStatusError, config: RunConfig) -> FatalServerError:
         if config.constrain_format and status in (400, 422)
         else ""
     )
-    return FatalServerError(f"{where} refused the request ({status}): {_server_message(err)}.{hint}")
+    return FatalServerError(f"{where} refused the request ({status}): {_server_message(err).rstrip('.')}.{hint}")
 
 
 def _server_message(err: openai.APIStatusError) -> str:

@@ -317,3 +317,12 @@ def test_zero_compliance_is_said_first_with_reasons_and_examples(stub, tmp_path)
     md = (tmp_path / "pred-report" / "report.md").read_text()
     assert "**0 of 1,280 answers were compliant: 1,280 had no answer tags at all.**" in md
     assert (tmp_path / "pred-report" / "bode.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_server_that_refuses_the_constraint_says_so(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "plain", "--constrain-format", "gbnf")
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {stub.base_url} refused the request (400): Unknown parameter: grammar. The server may not "
+        "support --constrain-format gbnf; try another mechanism.\n"
+    )
