@@ -77,12 +77,19 @@ def build_release(
     out: Path | str = "dist",
     fmt: str = "parquet",
     progress: Callable[[str], None] | None = None,
+    replace: bool = False,
 ) -> BuildResult:
-    """Generate `families` and write the release to `out`, replacing an older release there."""
+    """Generate `families` and write the release to `out`, replacing an older release there.
+
+    A release at `out` that holds families this build leaves out is not replaced unless `replace`:
+    building one family into the folder of the full release would silently delete the others.
+    """
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
     out = Path(out)
     check_replaceable(out, MANIFEST, "a MathBode release")
+    if not replace:
+        _refuse_dropping_families(out, [f.name for f in families])
     say = progress or (lambda _msg: None)
     with atomic_folder(out) as tmp:
         (tmp / "data").mkdir()
@@ -108,6 +115,20 @@ def build_release(
         card = render_card(manifest, [family_facts(f) for f in families])
         manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings)
+
+
+def _refuse_dropping_families(out: Path, building: list[str]) -> None:
+    try:
+        existing = list(json.loads((out / MANIFEST).read_text("utf-8"))["families"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # no readable release there: nothing of the user's to protect beyond check_replaceable
+    dropped = [name for name in existing if name not in building]
+    if dropped:
+        raise UsageError(
+            f"--out {out} holds a release of {', '.join(existing)}; building only {', '.join(building)} would "
+            f"delete {', '.join(dropped)}. Add them to --families, choose another --out, or pass --replace "
+            "to replace the release."
+        )
 
 
 def family_release(dist: Path, family: str, repo_id: str, main_repo_id: str, out: Path) -> Path:

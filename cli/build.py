@@ -10,10 +10,11 @@ from mathbode.builder.families import resolve_families
 from mathbode.builder.release import FORMATS, build_release, stderr_progress
 from mathbode.core.errors import MathBodeError
 
-from .common import CONTEXT, exit_on_error
+from .common import CONTEXT, exit_on_error, version_option
 
 
 @click.command(context_settings=CONTEXT)
+@version_option
 @click.option(
     "--families",
     "families_spec",
@@ -36,16 +37,19 @@ from .common import CONTEXT, exit_on_error
     show_default=True,
     help="File format of the data files.",
 )
+@click.option(
+    "--replace", is_flag=True, help="Replace a release at --out even if it holds families this build leaves out."
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
-def main(families_spec: str, out: str, fmt: str, quiet: bool) -> None:
+def main(families_spec: str, out: str, fmt: str, replace: bool, quiet: bool) -> None:
     """Build the MathBode dataset: prompts and exact ground truth for every family, signal and step."""
     start = time.perf_counter()
     try:
         families = resolve_families(families_spec)
     except MathBodeError as err:
         raise click.BadParameter(str(err), param_hint="--families") from None
-    result = build_release(families, out, fmt, progress=None if quiet else stderr_progress)
+    result = build_release(families, out, fmt, progress=None if quiet else stderr_progress, replace=replace)
     if not quiet:
         m = result.manifest
         click.echo(

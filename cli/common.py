@@ -9,10 +9,21 @@ from typing import Any, Callable, TypeVar
 import click
 
 from mathbode.core.errors import MathBodeError
+from mathbode.core.version import __version__
+from mathbode.schema.release_hashes import release_content_hash
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def version_option(func: F) -> F:
+    """`--version`: the package version and the content hash of the canonical release it builds and scores against."""
+    return click.version_option(
+        __version__,
+        prog_name="mathbode",
+        message=f"%(prog)s %(version)s (canonical release content {release_content_hash()})",
+    )(func)
 
 
 def exit_on_error(func: F) -> F:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import click
 
-from mathbode.core.version import __version__
-
 from . import baseline, build, prompts, push, run, score, validate
-from .common import CONTEXT
+from .common import CONTEXT, version_option
 
 
 @click.group(context_settings=CONTEXT)
-@click.version_option(__version__, prog_name="mathbode")
+@version_option
 def mathbode() -> None:
     """MathBode: frequency-response evaluation of language models' math reasoning.
 

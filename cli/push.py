@@ -10,7 +10,7 @@ import click
 from mathbode.builder.release import family_release
 from mathbode.hub import publish
 
-from .common import CONTEXT, exit_on_error
+from .common import CONTEXT, exit_on_error, version_option
 
 
 def _endpoint() -> str:
@@ -20,6 +20,7 @@ def _endpoint() -> str:
 
 
 @click.command(context_settings=CONTEXT)
+@version_option
 @click.argument("dist", type=click.Path(path_type=Path))
 @click.option("--repo-id", required=True, help="Dataset repository ORG/NAME (created if missing).")
 @click.option("--private", is_flag=True, help="Create the repository as private.")

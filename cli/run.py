@@ -16,7 +16,7 @@ from mathbode.runner.run import record_path, run
 from mathbode.schema.keys import format_key
 from mathbode.schema.selection import select_rows
 
-from .common import CONTEXT, exit_on_error
+from .common import CONTEXT, exit_on_error, version_option
 from .options import families_option, family_names, preset_option, reference_option
 from .reference import resolve_reference
 from .score import score_and_report
@@ -38,6 +38,7 @@ def _system_prompt(value: str | None) -> str | None:
 
 
 @click.command(context_settings=CONTEXT)
+@version_option
 @click.option("--model", required=True, help="Model name as the server knows it.")
 @click.option(
     "--base-url",

@@ -27,7 +27,7 @@ from mathbode.evaluator.scoring import Scored, score
 from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.submission import read_submission
 
-from .common import CONTEXT, exit_on_error
+from .common import CONTEXT, exit_on_error, version_option
 from .options import preset_option, reference_option
 from .reference import resolve_reference
 
@@ -92,6 +92,7 @@ def _table(results: list[Scored]) -> str:
 
 
 @click.command(context_settings=CONTEXT)
+@version_option
 @click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @reference_option()
 @click.option(

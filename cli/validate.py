@@ -12,10 +12,11 @@ from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.report import Report
 from mathbode.schema.validate import validate_path
 
-from .common import CONTEXT, exit_on_error
+from .common import CONTEXT, exit_on_error, version_option
 
 
 @click.command(context_settings=CONTEXT)
+@version_option
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the human summary.")
 @click.option(

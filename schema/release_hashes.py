@@ -7,6 +7,8 @@ hash here together. They live beside the layout so that every room (validator, e
 runner) can see them without importing the builder.
 """
 
+from mathbode.core.hashing import combined_hash
+
 RELEASE_CONTENT_HASHES = {
     "linear_solve": "sha256:d4398207c969153b406a5a32c37f7ed3ad616d3ee7bf809e047ebd427792fb6f",
     "ratio_saturation": "sha256:b38f341a1cbb42d4bacdbacc694abc3cbe8b1884a5a50270ee5d04f03173b799",
@@ -14,3 +16,8 @@ RELEASE_CONTENT_HASHES = {
     "linear_system": "sha256:037a5e2d5a1927cfa5084392ec4c03d98dfc5e17a4b523cd56ae5977b4dac9a1",
     "similar_triangles": "sha256:fdd860d952ac8450ed7f1805d2be95ad84305b363666a5c67e7d3b8496fc111c",
 }
+
+
+def release_content_hash() -> str:
+    """The canonical release's `content_hash` (as in its MANIFEST.json), from the families' hashes in layout order."""
+    return combined_hash(list(RELEASE_CONTENT_HASHES.values()))

@@ -94,6 +94,22 @@ def test_partial_build_writes_only_the_named_families(tmp_path):
     assert sorted(os.listdir(tmp_path / "d/data")) == ["linear_solve.parquet", "similar_triangles.parquet"]
 
 
+def test_building_fewer_families_over_a_release_is_refused_unless_replacing(tmp_path):
+    out = tmp_path / "d"
+    build_release(resolve_families("linear_solve,linear_system"), out)
+    result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: --out {out} holds a release of linear_solve, linear_system; building only linear_solve "
+        "would delete linear_system. Add them to --families, choose another --out, or pass --replace to "
+        "replace the release.\n"
+    )
+    assert sorted(os.listdir(out / "data")) == ["linear_solve.parquet", "linear_system.parquet"]
+    result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(out), "--replace", "-q"])
+    assert result.exit_code == 0, result.output
+    assert os.listdir(out / "data") == ["linear_solve.parquet"]
+
+
 def test_interrupted_build_leaves_the_old_release(tmp_path, monkeypatch):
     out = tmp_path / "dist"
     build_release([get_family("linear_solve")], out)

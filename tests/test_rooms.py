@@ -56,8 +56,11 @@ def test_one_command_group_with_every_job():
     assert result.exit_code == 0
     for sub in ("build", "validate", "prompts", "baseline", "score", "push", "run"):
         assert f"  {sub} " in result.output, sub
-    version = runner.invoke(mathbode, ["--version"])
-    assert version.output == f"mathbode, version {__version__}\n"
+    manifest = json.loads(open("dist/MANIFEST.json").read())
+    expected = f"mathbode {__version__} (canonical release content {manifest['content_hash']})\n"
+    assert runner.invoke(mathbode, ["--version"]).output == expected
+    for sub in ("build", "validate", "prompts", "baseline", "score", "push", "run"):
+        assert runner.invoke(mathbode, [sub, "--version"]).output == expected, sub
 
 
 @pytest.fixture(scope="module")
