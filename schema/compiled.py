@@ -172,7 +172,7 @@ class CompiledSchema:
 
     # -- validation -------------------------------------------------------------------------
     def _errors_full(self, obj: dict) -> list[SchemaError]:
-        return [SchemaError(*_describe(e), e.validator) for e in self.validator.iter_errors(obj)]
+        return _one_per_field([SchemaError(*_describe(e), e.validator) for e in self.validator.iter_errors(obj)])
 
     def errors(self, obj: Any) -> list[SchemaError]:
         """Every violation of the schema by `obj` (empty when valid)."""
@@ -226,7 +226,15 @@ class CompiledSchema:
                 # The memo answers for every value with this projection; say what *this* row holds.
                 found = _found(value)
                 out.extend(SchemaError(e.field, e.expected, found, e.keyword) for e in errs)
-        return out
+        return _one_per_field(out)
+
+
+def _one_per_field(errors: list[SchemaError]) -> list[SchemaError]:
+    """A value of the wrong type gets one message, not also one per rule it then cannot meet ("0" vs 0)."""
+    wrong_type = {e.field for e in errors if e.keyword == "type"}
+    if not wrong_type:
+        return errors
+    return [e for e in errors if e.keyword == "type" or e.field not in wrong_type]
 
 
 def _value_key(value: Any) -> Any:

@@ -6,7 +6,10 @@ scorer reads a file once; `validate_submission` is the report alone.
 
 from __future__ import annotations
 
+import difflib
+import gzip
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,9 +18,11 @@ from mathbode.core.errors import UsageError
 
 from .compiled import compiled
 from .keys import RowKey, canonical_keys, coverage, format_key, row_key
+from .layout import layout
 from .report import Report
 
 SCHEMA = "predictions.schema.json"
+GZIP_MAGIC = b"\x1f\x8b"
 #: `meta` fields that change what a score means; one value per file (see the runner's options).
 CONDITIONS = ("answer_format", "prompting")
 
@@ -98,6 +103,16 @@ _KIND = {
 }
 
 
+def _with_hint(field: str, obj: dict[str, Any], found: str) -> str:
+    """A misspelt family gets the "did you mean" the build command gives."""
+    value = obj.get(field)
+    if field == "family" and isinstance(value, str):
+        close = difflib.get_close_matches(value, layout().families, n=1, cutoff=0.6)
+        if close:
+            return f"{found} (did you mean {close[0]!r}?)"
+    return found
+
+
 def read_submission(path: str | Path) -> Submission:
     """Parse and check a submission; every problem lands in `submission.report`."""
     path = Path(path)
@@ -111,8 +126,27 @@ def read_submission(path: str | Path) -> Submission:
         data = path.read_bytes()
     except OSError as err:
         raise UsageError(f"{path}: cannot read ({err.strerror}).") from None
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as err:
+            report.error("gzip", "file", "", "a readable gzip file of JSON Lines", str(err))
+            return sub
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
     if not data.strip():
         report.error("empty", "file", "", "one JSON object per line", "an empty file")
+        return sub
+    first = data.lstrip().split(b"\n", 1)[0].strip()
+    if not first.startswith((b"{", b"[")) and first.count(b",") >= 2:
+        # One message, not one per line: this is a table, not JSON Lines.
+        shown = first[:80].decode("utf-8", "replace")
+        report.error(
+            "csv",
+            "line 1",
+            "",
+            "JSON Lines: one JSON object per line (this looks like CSV; write each row as a JSON object)",
+            repr(shown),
+        )
         return sub
 
     schema = compiled(SCHEMA)
@@ -121,7 +155,7 @@ def read_submission(path: str | Path) -> Submission:
     first_line: dict[RowKey, int] = {}
     models: dict[str, int] = {}
     seen_conditions: dict[str, dict[str, int]] = {}
-    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")  # a UTF-8 byte-order mark is allowed
+    lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the newline that ends the last line
     for lineno, raw in enumerate(lines, start=1):
@@ -138,7 +172,7 @@ def read_submission(path: str | Path) -> Submission:
             continue
         errors = schema.errors(obj)
         for e in errors:
-            report.error("schema", f"line {lineno}", e.field, e.expected, e.found)
+            report.error("schema", f"line {lineno}", e.field, e.expected, _with_hint(e.field, obj, e.found))
         for extra in sorted(set(obj) - known_fields):
             report.warning(
                 "unknown-field",

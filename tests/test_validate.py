@@ -357,3 +357,48 @@ def test_malformed_manifests_are_reported_not_raised(built, tmp_path, edit, fiel
     report = validate_dataset(rel)
     problems = [p for p in report.errors if p.code == "manifest"]
     assert problems and problems[0].field == field and problems[0].expected.startswith(expected), problems
+
+
+# -- what a newcomer's first files get -------------------------------------------------------------
+KEY_LINE = (
+    '"question_id": 0, "signal_type": "sinusoid", "amplitude_scale": 0.5, "frequency_cycles": 4, '
+    '"phase_deg": 0, "time_step": 0'
+)
+
+
+def _problems(report) -> list[tuple[str, str, str, str]]:
+    return [(p.code, p.where, p.field, p.found) for p in report.problems]
+
+
+def test_a_csv_file_gets_one_message_saying_so(tmp_path):
+    path = tmp_path / "preds.csv"
+    path.write_text("family,question_id,signal_type,time_step,prediction\n" + "linear_solve,0,sinusoid,0,1\n" * 50)
+    report = validate_submission(path)
+    assert _problems(report) == [("csv", "line 1", "", "'family,question_id,signal_type,time_step,prediction'")]
+    assert "this looks like CSV" in report.format_text()
+
+
+def test_gzipped_submissions_and_a_byte_order_mark_are_read(tmp_path):
+    import gzip
+
+    line = f'{{"family": "linear_solve", {KEY_LINE}, "prediction": 1}}\n'.encode()
+    (tmp_path / "p.jsonl.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf" + line))
+    report = validate_path(tmp_path / "p.jsonl.gz")
+    assert report.valid and report.summary["predictions"] == 1
+    (tmp_path / "bad.jsonl.gz").write_bytes(gzip.compress(line)[:-6])
+    assert _codes(validate_path(tmp_path / "bad.jsonl.gz")) == {"gzip"}
+
+
+def test_a_misspelt_family_gets_did_you_mean(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(f'{{"family": "linear_solv", {KEY_LINE}, "prediction": 1}}\n')
+    assert _problems(validate_submission(path)) == [
+        ("schema", "line 1", "family", "string \"linear_solv\" (did you mean 'linear_solve'?)")
+    ]
+
+
+def test_a_number_given_as_a_string_is_one_message(tmp_path):
+    path = tmp_path / "p.jsonl"
+    keys = KEY_LINE.replace('"question_id": 0', '"question_id": "0"')
+    path.write_text('{"family": "linear_solve", ' + keys + ', "prediction": 1}\n')
+    assert _problems(validate_submission(path)) == [("schema", "line 1", "question_id", 'string "0"')]
