@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -115,7 +116,8 @@ def main(
     """
     config = RunConfig(
         model=model,
-        base_url=base_url,
+        # Recorded as used: the client would read the same variable.
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
         temperature=temperature,
         max_tokens=max_tokens,
         seed=seed,

@@ -8,6 +8,7 @@ is a torn last line; opening the journal again cuts it off (and says so), never 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import IO, Any
 from mathbode.core.atomic import json_line
 from mathbode.core.errors import MathBodeError
 from mathbode.schema.keys import RowKey, row_key
+from mathbode.schema.parsing import parse_response
 
 
 class JournalError(MathBodeError):
@@ -28,6 +30,8 @@ class Journal:
 
     path: Path
     answered: set[RowKey] = field(default_factory=set)
+    #: Compliant answers among those read back.
+    compliant: int = 0
     #: Bytes of a torn last line that opening cut off (0 when the file ended cleanly).
     repaired_bytes: int = 0
     _stream: IO[str] | None = None
@@ -56,6 +60,7 @@ class Journal:
             try:
                 record = json.loads(raw)
                 self.answered.add(row_key(record))
+                self.compliant += not math.isnan(parse_response(record.get("response")))
             except (ValueError, KeyError, TypeError):
                 raise JournalError(
                     f"{self.path}, line {number}: not a prediction line written by mathbode-run; "

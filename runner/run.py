@@ -45,7 +45,9 @@ class RunResult:
     """What a run did; also the counts of its run record."""
 
     rows: int
+    #: Rows the output already answered when this run started, and how many of those were compliant.
     skipped: int = 0
+    skipped_compliant: int = 0
     answered: int = 0
     compliant: int = 0
     failed: dict[RowKey, str] = field(default_factory=dict)
@@ -64,6 +66,9 @@ class RunResult:
             "answered": self.answered,
             "compliant": self.compliant,
             "failed": len(self.failed),
+            # The whole output file, this run and the ones it resumed.
+            "in_output": self.skipped + self.answered,
+            "compliant_in_output": self.skipped_compliant + self.compliant,
         }
 
 
@@ -144,9 +149,13 @@ def run(
     journal = Journal.open(output, fresh=not resume)
     pending = [row for row in rows if row_key(row) not in journal.answered]
     todo = pending[:limit] if limit is not None else pending
-    result = RunResult(rows=len(rows), skipped=len(rows) - len(pending), repaired_bytes=journal.repaired_bytes)
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    context = {**context, "output": output.name, "started_at": started, "resumed": resume}
+    result = RunResult(
+        rows=len(rows),
+        skipped=len(rows) - len(pending),
+        skipped_compliant=journal.compliant,
+        repaired_bytes=journal.repaired_bytes,
+    )
+    context = {**context, "output": output.name, "started_at": _now(), "resumed": resume}
     _write_record(output, config, context, result, "running")
     bar = progress(len(todo)) if progress else None
     start = time.perf_counter()

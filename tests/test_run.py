@@ -50,7 +50,7 @@ def stub(tables):
 
 def invoke(stub, tmp_path, *args, env=None, output="pred.jsonl"):
     argv = ["--base-url", stub.base_url, "-o", str(tmp_path / output), *args]
-    return CliRunner().invoke(run_cli, argv, env={"OPENAI_API_KEY": None, **(env or {})})
+    return CliRunner().invoke(run_cli, argv, env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None, **(env or {})})
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -81,7 +81,15 @@ def test_a_smoke_run_of_the_truth_is_a_valid_submission_scoring_1(stub, tmp_path
     assert "SMOKE" in result.output and "1.0000" in result.output
     record = json.loads(record_path(out).read_text())
     assert record["status"] == "finished"
-    assert record["counts"] == {"rows": 1280, "already_answered": 0, "answered": 1280, "compliant": 1280, "failed": 0}
+    assert record["counts"] == {
+        "rows": 1280,
+        "already_answered": 0,
+        "answered": 1280,
+        "compliant": 1280,
+        "failed": 0,
+        "in_output": 1280,
+        "compliant_in_output": 1280,
+    }
     assert record["parameters"]["model"] == "truth" and record["parameters"]["temperature"] == 0.0
     assert record["reference"]["source"] == "builder" and record["preset"] == "SMOKE"
 
@@ -187,6 +195,8 @@ def test_a_resumed_run_answers_only_the_rest(stub, tmp_path):
     result = invoke(stub, tmp_path, "--model", "truth", "--concurrency", "16")
     assert result.exit_code == 0, result.output
     assert "1,180 answers" in result.output and "100 already answered" in result.output
+    counts = json.loads(record_path(tmp_path / "pred.jsonl").read_text())["counts"]
+    assert (counts["in_output"], counts["compliant_in_output"], counts["already_answered"]) == (1280, 1280, 100)
     keys = [row_key(line) for line in lines_of(tmp_path / "pred.jsonl")]
     assert len(keys) == len(set(keys)) == 1280
 
