@@ -159,7 +159,7 @@ def score_and_report(
         results = _score_files(predictions, reference, preset, config)
         write_report(results, out, plots=plots, plotter=plotter)
     if as_json:
-        click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2))
+        click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2, allow_nan=False))
     else:
         click.echo(_table(results))
         click.echo(f"\nReport: {out}/", err=True)

@@ -28,9 +28,9 @@ def _num(x: Any, digits: int = 4) -> str:
 
 
 def json_safe(obj: Any) -> Any:
-    """JSON has no NaN: write null for a score that could not be computed."""
+    """JSON has no NaN or infinity: write null for a number that is not finite."""
     if isinstance(obj, float):
-        return None if math.isnan(obj) else obj
+        return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
         return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, list):
@@ -182,7 +182,7 @@ def _markdown(results: list[Scored]) -> str:
 
 def _write_one(r: Scored, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2) + "\n")
+    (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2, allow_nan=False) + "\n")
     r.sweeps.to_csv(folder / SWEEPS_FILE, index=False)
     r.summary.to_csv(folder / SUMMARY_FILE, index=False)
 

@@ -205,7 +205,7 @@ class CompiledSchema:
             if kind is str and rule[0]:
                 proj = "x" * min(len(value), rule[1])  # only the type and minLength matter
             elif (kind is float or kind is int) and rule[2]:
-                proj = 0 if float(value).is_integer() else 0.5  # only the type matters
+                proj = 0 if kind is int or value.is_integer() else 0.5  # only the type matters
             elif (kind is dict or kind is list) and rule[2]:
                 proj = (kind,)  # only the type matters: no memo entry per distinct object
             else:

@@ -58,7 +58,7 @@ def truncate(value: Decimal | float) -> float:
             return math.nan
         value = Decimal(repr(value))
     # Enough precision for every digit of the literal, so quantize never fails on long input.
-    context = Context(prec=max(28, len(value.as_tuple().digits) + DECIMALS + 2))
+    context = Context(prec=max(28, len(value.as_tuple().digits), value.adjusted() + 1) + DECIMALS + 2)
     out = float(value.quantize(_QUANTUM, rounding=ROUND_DOWN, context=context))
     return out if math.isfinite(out) else math.nan
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import gzip
 import json
+import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,37 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 reads as infinity: as non-finite as the literal Infinity
+        raise ValueError(f"{text} is not valid JSON")
+    return value
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise _DuplicateKey(twice)
+    return obj
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Strings JSON can carry (escaped) but UTF-8 cannot: they would break every file written from them."""
+    if isinstance(value, str):
+        return not value.isascii() and any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
 def _decode(raw: bytes, lineno: int, report: Report) -> Any:
     try:
         text = raw.decode("utf-8")
@@ -65,9 +97,12 @@ def _decode(raw: bytes, lineno: int, report: Report) -> Any:
         )
         return _BAD
     try:
-        return _DECODER.decode(text)
+        obj = _DECODER.decode(text)
     except RecursionError:
         report.error("json", f"line {lineno}", "", "one flat JSON object", "values nested too deeply to read")
+        return _BAD
+    except _DuplicateKey as err:
+        report.error("duplicate-field", f"line {lineno}", str(err), "each field once in an object", "the field twice")
         return _BAD
     except json.JSONDecodeError as err:
         snippet = text.strip()
@@ -88,11 +123,19 @@ def _decode(raw: bytes, lineno: int, report: Report) -> Any:
         else:
             report.error("json", f"line {lineno}", "", "one JSON object", str(err).splitlines()[0][:200])
         return _BAD
+    if "\\u" in text and _has_lone_surrogate(obj):
+        report.error(
+            "encoding", f"line {lineno}", "", "text without lone surrogates (\\ud800-\\udfff)", "a lone surrogate"
+        )
+        return _BAD
+    return obj
 
 
 _BAD = object()
 # One decoder for the whole file; NaN and Infinity literals are not JSON and get a clear error.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_DECODER = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_no_duplicate_keys
+)
 _KIND = {
     list: "a JSON array",
     str: "a JSON string",
@@ -209,9 +252,18 @@ def read_submission(path: str | Path) -> Submission:
                     seen_conditions.setdefault(name, {}).setdefault(value, lineno)
         has_response = "response" in obj
         value = obj.get("prediction")
-        sub.predictions.append(
-            Prediction(key, lineno, obj.get("response"), None if value is None else float(value), has_response)
-        )
+        try:
+            number = None if value is None else float(value)
+        except OverflowError:  # an integer literal beyond the float range
+            report.error(
+                "non-finite",
+                f"line {lineno}",
+                "prediction",
+                "finite numbers",
+                f"an integer of {len(str(value))} digits",
+            )
+            continue
+        sub.predictions.append(Prediction(key, lineno, obj.get("response"), number, has_response))
 
     for name, values in seen_conditions.items():
         if len(values) > 1:

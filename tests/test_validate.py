@@ -402,3 +402,43 @@ def test_a_number_given_as_a_string_is_one_message(tmp_path):
     keys = KEY_LINE.replace('"question_id": 0', '"question_id": "0"')
     path.write_text('{"family": "linear_solve", ' + keys + ', "prediction": 1}\n')
     assert _problems(validate_submission(path)) == [("schema", "line 1", "question_id", 'string "0"')]
+
+
+@pytest.mark.parametrize(
+    "tail, code, field, found",
+    [
+        ('"prediction": ' + "7" * 400, "non-finite", "prediction", "an integer of 400 digits"),
+        ('"prediction": ' + "7" * 5000, "json", "", "an integer of over 4,300 digits"),
+        ('"prediction": 1e400', "non-finite", "", "1e400"),
+        ('"prediction": Infinity', "non-finite", "", "Infinity"),
+        ('"model": "\\ud800", "prediction": 1', "encoding", "", "a lone surrogate"),
+        ('"prediction": 1, "prediction": 2', "duplicate-field", "prediction", "the field twice"),
+    ],
+    ids=["400-digit-int", "5000-digit-int", "1e400", "Infinity", "lone-surrogate", "duplicate-field"],
+)
+def test_hostile_lines_are_named_never_raised(tmp_path, tail, code, field, found):
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"family": "linear_solve", ' + KEY_LINE + ", " + tail + "}\n")
+    result = CliRunner().invoke(validate_cli, [str(path)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert _problems(validate_submission(path)) == [(code, "line 1", field, found)]
+
+
+def test_deep_nesting_is_a_message(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text("[" * 3000 + "]" * 3000 + "\n")
+    assert _problems(validate_submission(path)) == [("json", "line 1", "", "values nested too deeply to read")]
+
+
+def test_answers_near_the_float_limit_give_strict_json(tmp_path):
+    from mathbode.cli.score import main as score_cli
+
+    rows = [json.loads('{"family": "linear_solve", ' + KEY_LINE + "}") for _ in range(64)]
+    for t, row in enumerate(rows):
+        row.update(time_step=t, prediction=1.7e308 if t % 2 else -1.7e308)
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = CliRunner().invoke(score_cli, [str(path), "--json", "--no-plots", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    for text in (result.stdout, (tmp_path / "r" / "scores.json").read_text()):
+        json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in JSON output"))
