@@ -20,6 +20,7 @@ from .errors import UsageError
 
 def check_replaceable(out: Path, marker: str, what: str, option: str = "--out") -> None:
     """Refuse a target that is a file, or a non-empty folder not made by us (no `marker` file in it)."""
+    _check_target(out, option, folder=True)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{option} {out}: exists and is not a folder. Choose another {option}.")
     if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
@@ -32,7 +33,19 @@ def check_replaceable(out: Path, marker: str, what: str, option: str = "--out") 
         raise UsageError(f"{option} {out}: the parent folder {parent} does not exist.")
 
 
+def _check_target(out: Path, option: str, folder: bool) -> None:
+    """Refuse targets that cannot be swapped in whole: the current folder (or a parent), or a folder for a file."""
+    if out.name in ("", ".", "..") or Path.cwd().resolve().is_relative_to(out.resolve()):
+        what = "a folder" if folder else "a file"
+        raise UsageError(
+            f"{option} {str(out) or repr('')}: name {what} to write, not the current folder or one above it."
+        )
+    if not folder and out.is_dir():
+        raise UsageError(f"{option} {out}: is a folder; give the name of a file to write.")
+
+
 def _temporary(make, out: Path, option: str):
+    _check_target(out, option, folder=make is tempfile.mkdtemp)
     parent = out.resolve().parent
     if not parent.is_dir():
         raise UsageError(f"{option} {out}: the folder {parent} does not exist.")

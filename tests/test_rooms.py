@@ -117,3 +117,29 @@ def test_other_scales_are_not_called_the_paper_method(smoke_file, tmp_path):
     assert result.exit_code == 0, result.output
     scores = json.loads(result.output)[0]
     assert scores["method"] == "custom" and scores["provenance"]["config"]["gain_scale"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["prompts", "-o", "."], "Error: -o .: name a file to write, not the current folder or one above it.\n"),
+        (["prompts", "-o", ""], "Error: -o .: name a file to write, not the current folder or one above it.\n"),
+        (["baseline", "-o", "sub"], "Error: -o sub: is a folder; give the name of a file to write.\n"),
+        (["build", "--out", "."], "Error: --out .: name a folder to write, not the current folder or one above it.\n"),
+        (
+            ["build", "--out", ".."],
+            "Error: --out ..: name a folder to write, not the current folder or one above it.\n",
+        ),
+        (
+            ["run", "--model", "m", "-o", "sub"],
+            "Error: -o sub: is a folder; give the name of the predictions file to write.\n",
+        ),
+    ],
+)
+def test_outputs_that_cannot_be_written_whole_are_usage_errors(tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    result = CliRunner().invoke(mathbode, argv)
+    assert result.exit_code == 2 and result.output.endswith(message), result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"] and not any((tmp_path / "sub").iterdir())
+    assert not [p for p in tmp_path.parent.iterdir() if p.name.startswith("..")], "no stray temporary folder"
