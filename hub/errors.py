@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from mathbode.core.errors import MathBodeError
+from mathbode.core.redact import redact
 
 
 class HubError(MathBodeError):
@@ -66,7 +67,9 @@ def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: s
         ) from None
     except HfHubHTTPError as err:
         if reading:
-            raise HubError(f"{spec}: the Hub refused the download ({err.server_message or err}).") from None
+            raise HubError(
+                f"{spec}: the Hub refused the download ({redact(str(err.server_message or err))})."
+            ) from None
         status = err.response.status_code if err.response is not None else None
         if status == 401:
             raise PublishError(
@@ -78,7 +81,7 @@ def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: s
                 f"The token may not write to {repo_id} (403 Forbidden). Use a token with write access to its "
                 "organization, or --create-pr to propose the change."
             ) from None
-        server = err.server_message or str(err).splitlines()[0]
+        server = redact(err.server_message or str(err).splitlines()[0])
         raise PublishError(f"The Hub refused the request ({status}): {server}") from None
     except network as err:
         if reading:

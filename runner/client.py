@@ -17,6 +17,7 @@ from typing import Any
 import openai
 
 from mathbode.core.errors import MathBodeError
+from mathbode.core.redact import redact
 
 from .config import RunConfig
 from .formats import request_fields, unwrap
@@ -106,16 +107,17 @@ def _fatal(err: openai.APIStatusError, config: RunConfig) -> FatalServerError:
         if config.constrain_format and status in (400, 422)
         else ""
     )
-    return FatalServerError(f"{where} refused the request ({status}): {_server_message(err).rstrip('.')}.{hint}")
+    return FatalServerError(
+        f"{where} refused the request ({status}): {_server_message(err, config).rstrip('.')}.{hint}"
+    )
 
 
-def _server_message(err: openai.APIStatusError) -> str:
+def _server_message(err: openai.APIStatusError, config: RunConfig) -> str:
     body = err.body
+    text = str(err)
     if isinstance(body, dict):
-        message = body.get("message") or (body.get("error") or {}).get("message")
-        if message:
-            return str(message)[:300]
-    return str(err)[:300]
+        text = str(body.get("message") or (body.get("error") or {}).get("message") or text)
+    return redact(text, config.api_key)[:300]
 
 
 async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Answer:
@@ -140,10 +142,10 @@ async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Ans
         except openai.APIStatusError as err:
             if err.status_code not in RETRY_STATUSES and err.status_code < 500:
                 raise _fatal(err, config) from None
-            reason = f"{err.status_code}: {_server_message(err)}"
+            reason = f"{err.status_code}: {_server_message(err, config)}"
             asked = retry_after(err)
         except (openai.APITimeoutError, openai.APIConnectionError) as err:
-            reason = f"{type(err).__name__}: {err}"
+            reason = redact(f"{type(err).__name__}: {err}", config.api_key)
         else:
             choice = completion.choices[0] if completion.choices else None
             usage = completion.usage

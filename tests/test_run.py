@@ -336,3 +336,19 @@ def test_a_server_that_refuses_the_constraint_says_so(stub, tmp_path):
         f"Error: {stub.base_url} refused the request (400): Unknown parameter: grammar. The server may not "
         "support --constrain-format gbnf; try another mechanism.\n"
     )
+
+
+def test_a_server_echoing_the_key_does_not_get_it_printed(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "echo", env={"OPENAI_API_KEY": SECRET})
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {stub.base_url} refused the request (400): bad request from Authorization: Bearer [redacted].\n"
+    )
+
+
+def test_redaction_covers_bearer_values_and_hub_tokens():
+    from mathbode.core.redact import redact
+
+    assert redact("Authorization: Bearer abc.def-123, then hf_AbCdEf123456 and s3cr3t", "s3cr3t") == (
+        "Authorization: Bearer [redacted], then [redacted] and [redacted]"
+    )
