@@ -16,8 +16,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-import openai
-
 from mathbode.core.atomic import atomic_text_file
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
@@ -31,7 +29,6 @@ from .journal import Journal
 from .progress import Progress
 
 RECORD_SUFFIX = ".run.json"
-WORKERS_PER_CLIENT = 4
 
 
 class RunMismatchError(UsageError):
@@ -186,20 +183,17 @@ def _now() -> str:
 async def _drive(
     todo: list[dict[str, Any]], config: RunConfig, journal: Journal, result: RunResult, bar: Progress | None
 ) -> None:
-    # One client (one connection pool) per WORKERS_PER_CLIENT workers: the HTTP pool scans its
-    # connections on every request: with one pool of 32, 32 in flight ran at about 320 answers/s
-    # against an instant stub; with eight pools of 4, at 420 to 560 (benchmarks/bench_run.py).
     n_workers = min(config.concurrency, max(1, len(todo)))
-    clients = [make_client(config) for _ in range(-(-n_workers // WORKERS_PER_CLIENT))]
+    client = make_client(config)
     try:
-        await preflight(clients[0], config)
+        await preflight(client, config)
         limiter = _RateLimiter(config.requests_per_minute)
         conditions = config.conditions()
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         for row in todo:
             queue.put_nowait(row)
 
-        async def worker(client: openai.AsyncOpenAI) -> None:
+        async def worker() -> None:
             while True:
                 try:
                     row = queue.get_nowait()
@@ -221,7 +215,7 @@ async def _drive(
                 if bar is not None:
                     bar.update(failed=False, compliant=compliant)
 
-        workers = [asyncio.create_task(worker(clients[i // WORKERS_PER_CLIENT])) for i in range(n_workers)]
+        workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
         try:
             await asyncio.gather(*workers)
         except BaseException:
@@ -230,5 +224,4 @@ async def _drive(
             await asyncio.gather(*workers, return_exceptions=True)
             raise
     finally:
-        for client in clients:
-            await client.close()
+        await client.close()
