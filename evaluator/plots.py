@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 # A bare Figure renders to PNG through Agg without pyplot: no display, no global figure state,
@@ -32,7 +33,7 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
     fig = Figure(figsize=(3.2 * cols, 5.6))
     axes = fig.subplots(2, cols, squeeze=False, sharex=True, sharey="row")
     for col, family in enumerate(families):
-        for row, (metric, ylabel, ideal, half_span) in enumerate(_ROWS):
+        for row, (metric, ylabel, ideal, _) in enumerate(_ROWS):
             ax = axes[row][col]
             drawn = False
             for r in results:
@@ -54,8 +55,6 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
                     bbox={"facecolor": "white", "edgecolor": "none"},
                 )
             ax.axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
-            lo, hi = ax.get_ylim()
-            ax.set_ylim(min(lo, ideal - half_span), max(hi, ideal + half_span))
             ax.ticklabel_format(axis="y", useOffset=False)
             ax.set_xscale("log", base=2)
             if frequencies:  # fixed limits: an all-n/a panel still shows the frequency axis
@@ -72,6 +71,13 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
             if col == 0:
                 ax.set_ylabel(ylabel, fontsize=8)
             ax.tick_params(labelsize=7)
+    # The panels of a row share their y axis: its limits come from every family's values at once
+    # (setting them panel by panel let the last panel's range hide the others' points).
+    for row, (metric, _, ideal, half_span) in enumerate(_ROWS):
+        values = [v for r in results for v in r.summary[metric] if math.isfinite(v)]
+        lo, hi = min([ideal - half_span, *values]), max([ideal + half_span, *values])
+        pad = 0.05 * (hi - lo)
+        axes[row][0].set_ylim(lo - pad, hi + pad)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False, fontsize=8)
     fig.suptitle("MathBode: Bode plot of reasoning", fontsize=10)
