@@ -25,8 +25,8 @@ def _no_answers(results: list[Scored], family: str) -> bool:
     return all(not (r.summary[r.summary["family"] == family]["compliance"] > 0).any() for r in results)
 
 
-def bode_plot(results: list[Scored], out: Path) -> Path:
-    """Write `bode.png` into `out`: gain (top row) and phase error (bottom row) per family, a curve per submission."""
+def bode_figure(results: list[Scored]) -> Figure:
+    """Gain (top row) and phase error (bottom row) per family, a curve per submission."""
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
     cols = max(1, len(families))
@@ -83,6 +83,11 @@ def bode_plot(results: list[Scored], out: Path) -> Path:
     fig.suptitle("MathBode: Bode plot of reasoning", fontsize=10)
     # Fixed margins: tight_layout costs about half a second per figure.
     fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.16, wspace=0.35, hspace=0.12)
+    return fig
+
+
+def bode_plot(results: list[Scored], out: Path) -> Path:
+    """Write `bode.png` into `out`."""
     path = out / PLOT_FILE
-    fig.savefig(path, dpi=90, metadata={"Software": None})
+    bode_figure(results).savefig(path, dpi=90, metadata={"Software": None})
     return path

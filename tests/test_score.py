@@ -274,3 +274,15 @@ def test_a_failed_plot_worker_falls_back_to_drawing_here(baseline_result, tmp_pa
 def test_report_tables_never_print_negative_zero(baseline_result, tmp_path):
     md = (write_report([baseline_result], tmp_path / "rep", plots=False) / "report.md").read_text()
     assert "-0.00 " not in md and "| -0.0000 |" not in md
+
+
+def test_the_shared_gain_axis_shows_every_familys_points(baseline_result):
+    import copy
+
+    from mathbode.evaluator.plots import bode_figure
+
+    r = copy.deepcopy(baseline_result)
+    r.summary.loc[r.summary["family"] == "linear_solve", "gain"] = 12.0
+    r.summary.loc[r.summary["family"] == "similar_triangles", "gain"] = 0.2
+    lo, hi = bode_figure([r]).axes[0].get_ylim()
+    assert lo < 0.2 and hi > 12.0
