@@ -74,6 +74,11 @@ def _system_prompt(value: str | None) -> str | None:
     "json-schema. The run is marked as constrained.",
 )
 @click.option("--one-shot", is_flag=True, help="Prepend a worked example of the answer format.")
+@click.option(
+    "--instruction-as-system",
+    is_flag=True,
+    help="Send the answer-format instruction as the system message instead of at the end of each prompt.",
+)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Answer at most N of the remaining rows.")
 @click.option("--overwrite", is_flag=True, help="Start again even if the output holds answers of another run.")
 @click.option("--score", "then_score", is_flag=True, help="Score the submission at the end (like mathbode-score).")
@@ -102,6 +107,7 @@ def main(
     system_prompt: str | None,
     constrain_format: str | None,
     one_shot: bool,
+    instruction_as_system: bool,
     limit: int | None,
     overwrite: bool,
     then_score: bool,
@@ -124,6 +130,7 @@ def main(
         system_prompt=_system_prompt(system_prompt),
         constrain_format=constrain_format,
         one_shot=one_shot,
+        instruction_as_system=instruction_as_system,
         api_key_env=api_key_env,
         concurrency=concurrency,
         requests_per_minute=requests_per_minute,

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mathbode.core.errors import UsageError
+from mathbode.schema.layout import layout
 
 from .formats import MECHANISMS, one_shot_messages
 
@@ -30,6 +31,9 @@ class RunConfig:
     constrain_format: str | None = None
     #: Prepend a worked example of the answer format (a user/assistant pair).
     one_shot: bool = False
+    #: Send the answer-format instruction as the system message instead of at the end of each
+    #: prompt (the request style of the paper authors' own code, without sending it twice).
+    instruction_as_system: bool = False
 
     #: The environment variable holding the API key (its value is never recorded).
     api_key_env: str = "OPENAI_API_KEY"
@@ -48,6 +52,7 @@ class RunConfig:
         "system_prompt",
         "constrain_format",
         "one_shot",
+        "instruction_as_system",
     )
 
     def validate(self) -> "RunConfig":
@@ -78,7 +83,12 @@ class RunConfig:
         return asdict(self)
 
     def messages(self, prompt: str) -> list[dict[str, str]]:
-        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        system_text = [self.system_prompt] if self.system_prompt else []
+        if self.instruction_as_system:
+            instruction = layout().answer_instruction()
+            prompt = prompt.removesuffix(f"\n\n{instruction}")
+            system_text.append(instruction)
+        system = [{"role": "system", "content": "\n\n".join(system_text)}] if system_text else []
         example = one_shot_messages() if self.one_shot else []
         return [*system, *example, {"role": "user", "content": prompt}]
 

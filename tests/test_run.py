@@ -352,3 +352,14 @@ def test_redaction_covers_bearer_values_and_hub_tokens():
     assert redact("Authorization: Bearer abc.def-123, then hf_AbCdEf123456 and s3cr3t", "s3cr3t") == (
         "Authorization: Bearer [redacted], then [redacted] and [redacted]"
     )
+
+
+def test_the_instruction_can_be_sent_as_the_system_message(stub, tmp_path):
+    result = invoke(stub, tmp_path, "--model", "truth", "--instruction-as-system", "--limit", "3")
+    assert result.exit_code == 0, result.output
+    instruction = LAY.answer_instruction()
+    system, user = stub.last_messages
+    assert system == {"role": "system", "content": instruction}
+    assert user["role"] == "user" and instruction not in user["content"]
+    assert "100.0% compliant" in result.output
+    assert json.loads(record_path(tmp_path / "pred.jsonl").read_text())["parameters"]["instruction_as_system"]
