@@ -23,10 +23,11 @@ from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.core.errors import UsageError
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
+from mathbode.schema.layout import layout
 from mathbode.schema.manifest import MANIFEST, FamilyEntry, FileEntry, Manifest, read_manifest, write_release_metadata
 
 from .families import Family, get_family
-from .rows import answer_instruction, family_table
+from .rows import family_table
 
 FORMATS = ("parquet", "jsonl")
 
@@ -68,7 +69,7 @@ def family_facts(family: Family) -> FamilyFacts:
         decimals=family.decimals,
         solution=str(family.solution),
         variants=tuple(", ".join(f"{k} = {v}" for k, v in var.constants.items()) for var in family.variants),
-        example=f"{family.render(0, f'{family.p_center:.{family.decimals}f}')}\n\n{answer_instruction()}",
+        example=f"{family.render(0, f'{family.p_center:.{family.decimals}f}')}\n\n{layout().answer_instruction()}",
     )
 
 

@@ -19,11 +19,6 @@ from . import signals
 from .families import Family
 
 
-def answer_instruction(lay: Layout | None = None) -> str:
-    """The answer-format sentence appended to every prompt (paper, appendix C)."""
-    return (lay or layout()).answer_instruction()
-
-
 def sweep_unit(sweep: Sweep, lay: Layout) -> tuple[Sequence[Decimal], Sequence[float | None]]:
     """The unit-amplitude drive of a sweep and its per-step `frequency_cycles` column."""
     T = lay.time_steps
@@ -49,7 +44,7 @@ def family_table(family: Family, lay: Layout | None = None) -> pa.Table:
     """All rows of `family` in canonical order, with the layout's exact Arrow schema."""
     lay = lay or layout()
     T = lay.time_steps
-    instruction = answer_instruction(lay)
+    instruction = lay.answer_instruction()
     cols: dict[str, list] = {name: [] for name in lay.column_names}
     sweeps = lay.sweeps()
     # The drive does not depend on the question, so each sweep's p values are computed once.

@@ -44,8 +44,8 @@ def _check_target(out: Path, option: str, folder: bool) -> None:
         raise UsageError(f"{option} {out}: is a folder; give the name of a file to write.")
 
 
-def _temporary(make, out: Path, option: str):
-    _check_target(out, option, folder=make is tempfile.mkdtemp)
+def _temporary(make, out: Path, option: str, folder: bool):
+    _check_target(out, option, folder)
     parent = out.resolve().parent
     if not parent.is_dir():
         raise UsageError(f"{option} {out}: the folder {parent} does not exist.")
@@ -60,7 +60,7 @@ def _temporary(make, out: Path, option: str):
 @contextmanager
 def atomic_folder(out: Path, option: str = "--out") -> Iterator[Path]:
     """Yield a temporary folder; on success it replaces `out`, on any failure it is removed."""
-    tmp = Path(_temporary(tempfile.mkdtemp, out, option))
+    tmp = Path(_temporary(tempfile.mkdtemp, out, option, folder=True))
     parent = tmp.parent
     try:
         tmp.chmod(0o755)  # mkdtemp makes it private; outputs are for everyone to read
@@ -80,7 +80,7 @@ def atomic_folder(out: Path, option: str = "--out") -> Iterator[Path]:
 @contextmanager
 def atomic_text_file(out: Path, option: str = "-o") -> Iterator[TextIO]:
     """Yield a text stream to a temporary file beside `out`; on success it is renamed onto `out`."""
-    fd, tmp = _temporary(tempfile.mkstemp, out, option)
+    fd, tmp = _temporary(tempfile.mkstemp, out, option, folder=False)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
             yield stream

@@ -136,10 +136,9 @@ def _markdown(results: list[Scored]) -> str:
             if nc and nc["examples"]:
                 lines += ["Some of the answers, verbatim:", ""]
                 lines += [f"    {json.dumps(e, ensure_ascii=False)}" for e in nc["examples"]] + [""]
-        for note in [*conditions_notes(r), *na_notes(r)]:
-            lines += [f"- {note}"]
-        if conditions_notes(r) or na_notes(r):
-            lines.append("")
+        result_notes = [*conditions_notes(r), *na_notes(r)]
+        if result_notes:
+            lines += [f"- {note}" for note in result_notes] + [""]
         lines += [
             f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
             f"Compliant answers: {r.extra.get('num_answers'):,}.",

@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,7 @@ def answer_value(p: Prediction) -> float:
     return math.nan if p.prediction is None else truncate(p.prediction)
 
 
+@cache
 def scored_sweeps(preset: str) -> frozenset[SweepKey]:
     """The sinusoid sweeps a preset scores, over every family of the layout (ALL: every sinusoid sweep)."""
     if preset.upper() == ALL_PRESET:

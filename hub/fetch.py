@@ -33,5 +33,5 @@ def fetch_release(spec: str, token: str | None = None) -> Path:
 
     repo_id, revision = parse_spec(spec)
     with hub_errors(constants.ENDPOINT, repo_id, spec=spec, revision=revision):
-        return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision, token=token))
-    raise AssertionError("unreachable")  # hub_errors re-raises every failure
+        folder = snapshot_download(repo_id, repo_type="dataset", revision=revision, token=token)
+    return Path(folder)

@@ -95,12 +95,12 @@ def canonical_keys() -> frozenset[RowKey]:
 
 
 @cache
-def preset_sweep_keys(preset: str, families: tuple[str, ...] | None = None) -> frozenset[SweepKey]:
-    """The sweeps a preset asks for, over `families` (default: all of the layout's)."""
+def preset_sweep_keys(preset: str) -> frozenset[SweepKey]:
+    """The sweeps a preset asks for, over every family of the layout."""
     lay = layout()
     return frozenset(
         SweepKey(fam, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
-        for fam in (families or lay.families)
+        for fam in lay.families
         for q, s in lay.preset_grid(preset)
     )
 

@@ -12,7 +12,6 @@ import pyarrow as pa
 import pytest
 
 from mathbode.builder import FAMILIES
-from mathbode.builder.rows import answer_instruction
 from mathbode.schema import layout
 
 LAY = layout()
@@ -21,7 +20,7 @@ NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 def _question_numbers(prompt: str) -> list[str]:
     question, instruction = prompt.split("\n\n")
-    assert instruction == answer_instruction()
+    assert instruction == layout().answer_instruction()
     return NUMBER.findall(question)
 
 
