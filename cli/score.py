@@ -25,6 +25,7 @@ from mathbode.evaluator.report import (
 )
 from mathbode.evaluator.scoring import Scored, score
 from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.parsing import PARSERS, STRICT, Parser
 from mathbode.schema.submission import read_submission
 
 from .common import CONTEXT, exit_on_error, version_option
@@ -120,6 +121,15 @@ def _table(results: list[Scored]) -> str:
 )
 @click.option("--gain-weight", type=click.FloatRange(min=0), default=0.5, show_default=True)
 @click.option("--phase-weight", type=click.FloatRange(min=0), default=0.5, show_default=True)
+@click.option(
+    "--parser",
+    "parser_name",
+    type=click.Choice(list(PARSERS)),
+    default=STRICT.name,
+    show_default=True,
+    help="Answer rules for raw responses: strict = the paper's appendix C; mathbode-eval = the paper "
+    "authors' evaluation code, to reproduce its published numbers (README, Parsing).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON instead of the table.")
 @exit_on_error
 def main(
@@ -132,6 +142,7 @@ def main(
     phase_scale: float,
     gain_weight: float,
     phase_weight: float,
+    parser_name: str,
     as_json: bool,
 ) -> None:
     """Score prediction files (JSONL) against the canonical MathBode split.
@@ -141,7 +152,9 @@ def main(
     config = ScoreConfig(
         gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight, phase_weight=phase_weight
     ).validate()
-    score_and_report(predictions, reference, out, preset, config, plots=not no_plots, as_json=as_json)
+    score_and_report(
+        predictions, reference, out, preset, config, plots=not no_plots, as_json=as_json, parser=PARSERS[parser_name]
+    )
 
 
 def score_and_report(
@@ -152,11 +165,12 @@ def score_and_report(
     config: ScoreConfig = PAPER_CONFIG,
     plots: bool = True,
     as_json: bool = False,
+    parser: Parser = STRICT,
 ) -> list[Scored]:
     """Validate and score the files, write the report folder, print the table (or JSON)."""
     check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
-        results = _score_files(predictions, reference, preset, config)
+        results = _score_files(predictions, reference, preset, config, parser)
         write_report(results, out, plots=plots, plotter=plotter)
     if as_json:
         click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2, allow_nan=False))
@@ -167,7 +181,11 @@ def score_and_report(
 
 
 def _score_files(
-    predictions: tuple[Path, ...], reference: str | None, preset: str | None, config: ScoreConfig
+    predictions: tuple[Path, ...],
+    reference: str | None,
+    preset: str | None,
+    config: ScoreConfig,
+    parser: Parser = STRICT,
 ) -> list[Scored]:
     """Validate every file (refusing an invalid one), then score each against the reference rows."""
     submissions = []
@@ -185,6 +203,6 @@ def _score_files(
     ref = resolve_reference(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
     return [
-        score(s.predictions, ref, label, s.model, preset, config, s.conditions)
+        score(s.predictions, ref, label, s.model, preset, config, s.conditions, parser)
         for s, label in zip(submissions, labels, strict=True)
     ]

@@ -81,6 +81,9 @@ def conditions_notes(r: Scored) -> list[str]:
         )
     if cond.get("prompting", "zero-shot") != "zero-shot":
         notes.append(f"prompting: {cond['prompting']}")
+    parser = r.provenance.get("parser_name", "strict")
+    if parser != "strict":
+        notes.append(f"responses parsed with the {parser} rules, not the paper's strict appendix C rules")
     return notes
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
 from mathbode.schema.layout import SINUSOID, layout
-from mathbode.schema.parsing import NON_COMPLIANT_KINDS, PARSER_NAME, parse_response, truncate, why_non_compliant
+from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
@@ -55,10 +55,10 @@ class Scored:
         }
 
 
-def answer_value(p: Prediction) -> float:
+def answer_value(p: Prediction, parser: Parser = STRICT) -> float:
     """The number a line contributes: its parsed response, or its prediction truncated to six decimals."""
     if p.has_response:
-        return parse_response(p.response)
+        return parser.parse(p.response)
     return math.nan if p.prediction is None else truncate(p.prediction)
 
 
@@ -87,16 +87,19 @@ def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
     return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET))}
 
 
-def non_compliance(lines: list[Prediction], answers: dict[RowKey, float], shown: int = 4) -> dict[str, Any]:
+def non_compliance(
+    lines: list[Prediction], answers: dict[RowKey, float], parser: Parser = STRICT, shown: int = 4
+) -> dict[str, Any]:
     """How many answered lines were compliant, why the others were not, and a few of them verbatim."""
     kinds: Counter[str] = Counter()
     examples: list[str] = []
     for p in lines:
         if not math.isnan(answers[p.key]):
             continue
-        kind = (
-            why_non_compliant(p.response) if p.has_response else ("no-number" if p.prediction is not None else "null")
-        )
+        if p.has_response:
+            kind = parser.why_non_compliant(p.response)
+        else:
+            kind = "no-number" if p.prediction is not None else "null"
         kinds[kind or "no-number"] += 1
         text = (p.response or "") if p.has_response else "null"
         if p.has_response and len(examples) < shown and text not in examples:
@@ -109,14 +112,15 @@ def non_compliance(lines: list[Prediction], answers: dict[RowKey, float], shown:
     }
 
 
-def provenance(reference: Reference, config: ScoreConfig, preset: str) -> dict[str, Any]:
+def provenance(reference: Reference, config: ScoreConfig, preset: str, parser: Parser = STRICT) -> dict[str, Any]:
     """What a reader needs to tell how a score was made (in the manner of an eval log's spec)."""
     return {
         "method": "paper" if config.is_paper else CUSTOM,
         "package": "mathbode",
         "version": __version__,
         "scored_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "parser": PARSER_NAME,
+        "parser": parser.description,
+        "parser_name": parser.name,
         "preset": preset,
         "config": {
             "mid_band": list(config.mid_band),
@@ -137,12 +141,13 @@ def score(
     preset: str | None = None,
     config: ScoreConfig = PAPER_CONFIG,
     conditions: dict[str, str] | None = None,
+    parser: Parser = STRICT,
 ) -> Scored:
     """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers."""
     lay = layout()
     T = lay.time_steps
     sinusoid = [p for p in predictions if p.key.signal_type == SINUSOID]
-    answers: dict[RowKey, float] = {p.key: answer_value(p) for p in sinusoid}
+    answers: dict[RowKey, float] = {p.key: answer_value(p, parser) for p in sinusoid}
     answered_families = {k.family for k in answers}
     touched = {k.sweep for k in answers}
     if preset:
@@ -187,7 +192,7 @@ def score(
             "num_answers": int(np.isfinite(y).sum()),
             "coverage": preset_coverage(touched),
             "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
-            "non_compliant": non_compliance([p for p in sinusoid if p.key.sweep in in_scope], answers),
+            "non_compliant": non_compliance([p for p in sinusoid if p.key.sweep in in_scope], answers, parser),
         },
-        provenance=provenance(reference, config, preset_name),
+        provenance=provenance(reference, config, preset_name, parser),
     )

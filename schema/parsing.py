@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_DOWN, Context, Decimal
+from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
+from typing import Callable, NamedTuple
 
 from .layout import layout
 
@@ -113,3 +114,77 @@ def why_non_compliant(response: str | None) -> str | None:
         literals = LITERAL.findall(payload(response) or "")
         return "not-finite" if literals else "no-number"
     return None
+
+
+# --- The paper authors' evaluation code (MathBode-Eval), as a named alternative -------------------
+#
+# Its rules, restated so its published numbers can be reproduced (README, "Parsing"): normalize
+# line ends, delete zero-width characters, read U+2212 as `-` and a no-break space as a space;
+# take the last `[answer_start] ... [answer_end]` pair (shortest match from each start); inside it
+# take the last number token, exponent allowed, with no look at its neighbours (`12cm` gives 12,
+# `1,234.5` gives 234.5); truncate toward zero to six decimals with Python's default decimal
+# precision of 28 digits, which refuses numbers of 1e22 and above (non-compliant there too).
+_EVAL_DELETE = "\u200b\u200c\u200d\u2060\ufeff"
+_EVAL_TRANSLATE = {**dict.fromkeys(map(ord, _EVAL_DELETE)), ord("\u2212"): "-", ord("\xa0"): " "}
+_EVAL_PAIR = re.compile(re.escape(START) + r"\s*(.*?)\s*" + re.escape(END), re.DOTALL)
+_EVAL_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_EVAL_CONTEXT = Context(prec=28)
+
+
+def _eval_payload(response: str) -> str | None:
+    text = response.replace("\r\n", "\n").replace("\r", "\n").translate(_EVAL_TRANSLATE)
+    pairs = _EVAL_PAIR.findall(text)
+    return pairs[-1] if pairs else None
+
+
+def parse_response_eval(response: str | None) -> float:
+    """The answer MathBode-Eval's parser reads in `response`, or NaN where it reads none."""
+    if not response:
+        return math.nan
+    inside = _eval_payload(response)
+    if inside is None:
+        return math.nan
+    numbers = _EVAL_NUMBER.findall(inside)
+    if not numbers:
+        return math.nan
+    try:
+        value = Decimal(numbers[-1]).quantize(_QUANTUM, rounding=ROUND_DOWN, context=_EVAL_CONTEXT)
+    except InvalidOperation:
+        return math.nan
+    out = float(value)
+    return out if math.isfinite(out) else math.nan
+
+
+def why_non_compliant_eval(response: str | None) -> str | None:
+    """`why_non_compliant` under MathBode-Eval's rules."""
+    if not response or not response.strip():
+        return "empty"
+    inside = _eval_payload(response)
+    if inside is None:
+        return why_non_compliant(response) or "no-tags"  # same tag rules: say which tag is missing
+    if math.isnan(parse_response_eval(response)):
+        return "not-finite" if _EVAL_NUMBER.search(inside) else "no-number"
+    return None
+
+
+class Parser(NamedTuple):
+    """A named set of answer rules: how a raw response becomes a number (NaN = non-compliant)."""
+
+    #: The `--parser` choice.
+    name: str
+    #: How `scores.json` describes it.
+    description: str
+    parse: Callable[[str | None], float]
+    why_non_compliant: Callable[[str | None], str | None]
+
+
+STRICT = Parser("strict", PARSER_NAME, parse_response, why_non_compliant)
+MATHBODE_EVAL = Parser(
+    "mathbode-eval",
+    "mathbode-eval (the paper authors' evaluation code: last tag pair, last number token with exponent, "
+    "Unicode minus read as '-', truncated to 6 decimals; see the README)",
+    parse_response_eval,
+    why_non_compliant_eval,
+)
+#: The parsers a user can choose; strict (the paper's appendix C) is the default.
+PARSERS = {p.name: p for p in (STRICT, MATHBODE_EVAL)}

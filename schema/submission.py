@@ -21,6 +21,7 @@ from .compiled import compiled
 from .keys import RowKey, canonical_keys, coverage, format_key, row_key
 from .layout import layout
 from .report import Report
+from .row_id_predictions import PARQUET_MAGIC, read_row_id_parquet
 
 SCHEMA = "predictions.schema.json"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -169,6 +170,11 @@ def read_submission(path: str | Path) -> Submission:
         data = path.read_bytes()
     except OSError as err:
         raise UsageError(f"{path}: cannot read ({err.strerror}).") from None
+    if data[:4] == PARQUET_MAGIC:
+        answers, sub.model = read_row_id_parquet(data, report)
+        sub.predictions = [Prediction._make(a) for a in answers]
+        _summarize(report, sub, lines=len(answers))
+        return sub
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
@@ -274,15 +280,19 @@ def read_submission(path: str | Path) -> Submission:
         names = ", ".join(f"{m!r} (first on line {n})" for m, n in models.items())
         report.error("model", "file", "model", "the same model on every line", names)
     sub.model = next(iter(models), None)
-    cov = coverage(set(first_line))
+    _summarize(report, sub, len(lines))
+    return sub
+
+
+def _summarize(report: Report, sub: Submission, lines: int) -> None:
+    cov = coverage({p.key for p in sub.predictions})
     report.summary.update(
-        lines=len(lines),
+        lines=lines,
         predictions=len(sub.predictions),
         model=sub.model,
         coverage=cov,
         text=_coverage_text(cov),
     )
-    return sub
 
 
 def _coverage_text(cov: dict[str, Any]) -> list[str]:

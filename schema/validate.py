@@ -9,25 +9,27 @@ from mathbode.core.errors import UsageError
 from .dataset import DATA_SUFFIXES, validate_dataset
 from .manifest import MANIFEST
 from .report import Report
+from .row_id_predictions import PARQUET_MAGIC, has_row_id
 from .submission import validate_submission
 
 SUBMISSION_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 
 def detect_kind(path: Path) -> str:
-    """`dataset` for a folder or a parquet file, `submission` for JSON Lines."""
+    """`dataset` for a folder or a parquet data file; `submission` for JSON Lines or a row_id parquet."""
     if not path.exists():
         raise UsageError(f"{path}: no such file or folder.")
     if path.is_dir():
         return "dataset"
     if path.suffix == ".parquet":
-        return "dataset"
+        return "submission" if has_row_id(str(path)) else "dataset"
     if path.suffix in SUBMISSION_SUFFIXES:
         # JSON Lines is a submission, except a data file inside a --format jsonl release.
         in_release = path.parent.name == "data" and (path.parent.parent / MANIFEST).is_file()
         return "dataset" if in_release and path.suffix in DATA_SUFFIXES else "submission"
     with open(path, "rb") as f:
-        return "dataset" if f.read(4) == b"PAR1" else "submission"
+        parquet = f.read(4) == PARQUET_MAGIC
+    return "dataset" if parquet and not has_row_id(str(path)) else "submission"
 
 
 def validate_path(path: str | Path) -> Report:

@@ -18,6 +18,8 @@ from mathbode.schema import layout
 from mathbode.schema.compiled import load_schema
 from mathbode.schema.selection import select_rows
 
+from .conftest import REPO
+
 
 def test_the_registry_names_exactly_the_layout_families():
     assert list(FAMILIES) == list(layout().families)
@@ -61,6 +63,22 @@ def test_one_command_group_with_every_job():
     assert runner.invoke(mathbode, ["--version"]).output == expected
     for sub in ("build", "validate", "prompts", "baseline", "score", "push", "run"):
         assert runner.invoke(mathbode, [sub, "--version"]).output == expected, sub
+
+
+@pytest.mark.parametrize("sub", ["build", "validate", "prompts", "baseline", "score", "push", "run"])
+def test_the_readme_synopsis_names_every_option_and_presets_as_help_shows_them(sub):
+    readme = (REPO / "README.md").read_text()
+    command = mathbode.commands[sub]
+    for param in command.params:
+        names = [*param.opts, *param.secondary_opts]
+        if names[0].startswith("-") and "--version" not in names:
+            assert any(f"{n} " in readme or f"{n}]" in readme or f"{n}`" in readme for n in names), (
+                f"mathbode {sub} {names[0]} is not in the README"
+            )
+    help_text = CliRunner().invoke(mathbode, [sub, "--help"]).output
+    if "--preset" in help_text:
+        assert "[SMOKE|MVP|MVP_PLUS|FULL|ALL]" in help_text
+        assert "SMOKE|MVP|MVP_PLUS|FULL|ALL" in readme
 
 
 @pytest.fixture(scope="module")
