@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from typing import Any, Iterator
 
 import pyarrow as pa
@@ -45,6 +46,12 @@ def canonical_reference(families: list[str]) -> Reference:
     return Reference(
         pa.concat_tables(tables), BUILDER_SOURCE, {name: RELEASE_CONTENT_HASHES[name] for name in families}
     )
+
+
+@cache
+def true_rows(family: str) -> pa.Table:
+    """A family's rows recomputed from its definition: what a release's rows are checked against."""
+    return family_table(get_family(family))
 
 
 def exact_answer(row: dict[str, Any]) -> Fraction:

@@ -9,6 +9,7 @@ from typing import Any, Callable, TypeVar
 import click
 
 from mathbode.core.errors import MathBodeError
+from mathbode.core.redact import redact
 from mathbode.core.version import __version__
 from mathbode.schema.release_hashes import release_content_hash
 
@@ -34,7 +35,7 @@ def exit_on_error(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except MathBodeError as err:
-            click.echo(f"Error: {err}", err=True)
+            click.echo(f"Error: {redact(str(err))}", err=True)  # last line of defence: no credential printed
             sys.exit(err.exit_code)
 
     return wrapper  # type: ignore[return-value]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from mathbode.builder.oracle import true_rows
 from mathbode.builder.release import family_release
 from mathbode.hub import publish
 
@@ -52,14 +53,15 @@ def main(
     `load_dataset(REPO_ID, "all")` everything.
     """
     endpoint = _endpoint()
-    plans = [publish.plan_release(dist, repo_id)]
+    plans = [publish.plan_release(dist, repo_id, truth=true_rows)]
     with tempfile.TemporaryDirectory(prefix="mathbode-push-") as tmp:
         if family_prefix:
             publish.check_repo_id(f"{family_prefix}-x")
             for family in plans[0].families:
                 family_repo = f"{family_prefix}-{family}"
                 folder = family_release(dist, family, family_repo, plans[0].repo_id, Path(tmp) / family)
-                plans.append(publish.plan_release(folder, family_repo, label=f"{dist} ({family} only)"))
+                label = f"{dist} ({family} only)"
+                plans.append(publish.plan_release(folder, family_repo, label=label, truth=true_rows))
         if dry_run:
             click.echo("\n\n".join(publish.describe(p, endpoint, revision, create_pr, private) for p in plans))
             click.echo("\nDry run: nothing was sent.")

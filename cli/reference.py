@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mathbode.builder.oracle import canonical_reference
-from mathbode.hub.fetch import fetch_release, is_hub_spec
+from mathbode.builder.oracle import canonical_reference, true_rows
+from mathbode.hub.fetch import fetch_release, is_hub_spec, snapshot_boundary
 from mathbode.schema.reference import Reference, release_reference
 
 
@@ -12,5 +12,6 @@ def resolve_reference(families: list[str], reference: str | None = None) -> Refe
     if not reference:
         return canonical_reference(families)
     if is_hub_spec(reference):
-        return release_reference(fetch_release(reference), families, source=reference)
-    return release_reference(reference, families)
+        folder = fetch_release(reference)
+        return release_reference(folder, families, reference, true_rows, snapshot_boundary(folder))
+    return release_reference(reference, families, truth=true_rows)

@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from mathbode.hub.fetch import fetch_release, is_hub_spec
+from mathbode.builder.oracle import true_rows
+from mathbode.hub.fetch import fetch_release, is_hub_spec, snapshot_boundary
 from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.report import Report
 from mathbode.schema.validate import validate_path
@@ -49,7 +50,8 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int) -> None:
 def _validate(path: str) -> Report:
     """A local path, or `hub:ORG/NAME[@REV]`: a published release checked against its own manifest."""
     if not is_hub_spec(path):
-        return validate_path(path)
-    report = validate_dataset(fetch_release(path))
+        return validate_path(path, true_rows)
+    folder = fetch_release(path)
+    report = validate_dataset(folder, true_rows, snapshot_boundary(folder))
     report.path = path
     return report

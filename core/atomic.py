@@ -6,6 +6,8 @@ no temporary left behind. The release builder, the report writer and the request
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import shutil
@@ -49,25 +51,100 @@ def _temporary(make, out: Path, option: str, folder: bool):
     parent = out.resolve().parent
     if not parent.is_dir():
         raise UsageError(f"{option} {out}: the folder {parent} does not exist.")
+    if folder:
+        recover_leftovers(out)
     try:
-        return make(prefix=f".{out.name}.tmp-", dir=parent)
+        # The pid in the name tells a later run whether the writer is still alive.
+        return make(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=parent)
     except OSError as err:
         raise UsageError(
             f"{option} {out}: cannot write in {parent} ({err.strerror}). Choose another {option}."
         ) from None
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def _leftovers(out: Path, kind: str) -> list[tuple[Path, int]]:
+    """`.NAME.KIND-PID-*` folders beside `out` whose writer is no longer running."""
+    prefix = f".{out.name}.{kind}-"
+    found = []
+    for path in out.resolve().parent.glob(f"{prefix}*"):
+        pid_text = path.name[len(prefix) :].split("-", 1)[0]
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
+            found.append((path, int(pid_text)))
+    return found
+
+
+def recover_leftovers(out: Path) -> None:
+    """Undo what a killed writer of `out` left: put a moved-aside folder back, remove temporaries.
+
+    Where the two-rename fallback was interrupted between its renames, the previous folder sits in
+    `.NAME.old-PID-*/NAME` and nothing is at `out`: it is moved back. Everything else left by a
+    dead writer (half-written `.NAME.tmp-PID-*` folders, old copies) is removed.
+    """
+    for old, _ in _leftovers(out, "old"):
+        kept = old / out.name
+        if kept.is_dir() and not os.path.lexists(out):
+            os.replace(kept, out)
+        shutil.rmtree(old, ignore_errors=True)
+    for tmp, _ in _leftovers(out, "tmp"):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where that is unavailable."""
+    if os.environ.get("MATHBODE_NO_EXCHANGE") or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EPERM, errno.ENOTSUP):  # not supported by this file system
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _between_renames() -> None:
+    """The moment the two-rename fallback has no folder at the target (a test kills the process here)."""
+
+
 @contextmanager
 def atomic_folder(out: Path, option: str = "--out") -> Iterator[Path]:
-    """Yield a temporary folder; on success it replaces `out`, on any failure it is removed."""
+    """Yield a temporary folder; on success it replaces `out`, on any failure it is removed.
+
+    The swap is one system call on Linux, so `out` always holds the old or the new folder. Where
+    that call is missing, the old folder is moved aside first; a run killed between the two
+    renames is repaired by the next write to `out` (`recover_leftovers`).
+    """
     tmp = Path(_temporary(tempfile.mkdtemp, out, option, folder=True))
     parent = tmp.parent
     try:
         tmp.chmod(0o755)  # mkdtemp makes it private; outputs are for everyone to read
         yield tmp
         if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
+            if _exchange(tmp, out):
+                shutil.rmtree(tmp)  # now the old folder
+                return
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=parent))
             os.replace(out, old / out.name)
+            _between_renames()
             os.replace(tmp, out)
             shutil.rmtree(old)
         else:

@@ -32,6 +32,16 @@ def transport_errors() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
+def _said(err: Exception) -> str:
+    """What the server said, if it is text worth printing: one line, no control characters, no credential."""
+    text = str(getattr(err, "server_message", None) or err)
+    shown = "".join(ch for ch in text if ch.isprintable() or ch == "\n")
+    if not text or len(shown) < 0.9 * len(text):
+        return " with an answer that is not text"
+    shown = redact(shown.splitlines()[0] if shown else "")
+    return f": {shown[:300]}"
+
+
 @contextmanager
 def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: str | None = None) -> Iterator[None]:
     """Translate what the Hub client raises inside the block into a `HubError` that says what to do.
@@ -68,7 +78,7 @@ def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: s
     except HfHubHTTPError as err:
         if reading:
             raise HubError(
-                f"{spec}: the Hub refused the download ({redact(str(err.server_message or err))})."
+                f"{spec}: the Hub refused the download{_said(err)}."
             ) from None
         status = err.response.status_code if err.response is not None else None
         if status == 401:
@@ -81,8 +91,17 @@ def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: s
                 f"The token may not write to {repo_id} (403 Forbidden). Use a token with write access to its "
                 "organization, or --create-pr to propose the change."
             ) from None
-        server = redact(err.server_message or str(err).splitlines()[0])
-        raise PublishError(f"The Hub refused the request ({status}): {server}") from None
+        raise PublishError(f"The Hub refused the request ({status}){_said(err)}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        # The client could not make sense of the answer: an HTML page, bytes that are not UTF-8, JSON
+        # of another shape. Whatever sits at the endpoint is not a Hub API (a proxy, a login page).
+        what = f"{type(err).__name__}: {redact(str(err).splitlines()[0][:120]) if str(err) else ''}"
+        target = spec if reading else repo_id
+        error = HubError if reading else PublishError
+        raise error(
+            f"{target}: the server at {endpoint} answered something that is not a Hugging Face Hub API answer "
+            f"({what}). Check HF_ENDPOINT and any proxy in between."
+        ) from None
     except network as err:
         if reading:
             raise HubError(

@@ -27,6 +27,11 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     return repo_id, revision or None
 
 
+def snapshot_boundary(folder: Path) -> Path:
+    """Where a downloaded snapshot's files may lead: its files are links into the repository's cache folder."""
+    return folder.parent.parent if folder.parent.name == "snapshots" else folder
+
+
 def fetch_release(spec: str, token: str | None = None) -> Path:
     """Download (or reuse from the cache) the files of a published release; returns the local folder."""
     from huggingface_hub import constants, snapshot_download

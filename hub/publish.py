@@ -16,8 +16,10 @@ from typing import Callable
 
 from mathbode.core.errors import UsageError
 from mathbode.core.hashing import file_sha256
+from mathbode.schema.content import TruthRows
 from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.manifest import MANIFEST, read_manifest
+from mathbode.schema.release_paths import path_problem
 
 from .errors import PublishError, hub_errors
 
@@ -75,17 +77,26 @@ def check_repo_id(repo_id: str) -> str:
     return rid
 
 
-def plan_release(folder: str | Path, repo_id: str, label: str | None = None) -> PushPlan:
-    """What pushing `folder` would do; refuses a folder that fails validation."""
+def plan_release(
+    folder: str | Path, repo_id: str, label: str | None = None, truth: TruthRows | None = None
+) -> PushPlan:
+    """What pushing `folder` would do; refuses a folder that fails validation (with `truth`: every row checked).
+
+    Only regular files inside the release folder are ever uploaded, whatever the manifest says.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such folder. Give a release folder built by mathbode-build (like dist/).")
     repo_id = check_repo_id(repo_id)
-    report = validate_dataset(folder)
+    report = validate_dataset(folder, truth)
     if not report.valid:
         raise PublishError(f"{folder} is not a valid MathBode release; nothing was pushed.\n{report.format_text()}")
     manifest = read_manifest(folder)
     paths = [*manifest.files, MANIFEST]
+    for rel in paths:
+        problem = path_problem(folder, rel)
+        if problem or not (folder / rel).is_file():
+            raise PublishError(f"{folder}: refusing to upload {rel!r}: {problem or 'not a regular file'}.")
     files = tuple(
         UploadFile(rel, folder / rel, (folder / rel).stat().st_size, file_sha256(folder / rel)) for rel in paths
     )

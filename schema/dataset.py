@@ -15,16 +15,21 @@ import yaml
 
 from mathbode.core.errors import UsageError
 from mathbode.core.hashing import combined_hash, content_hash, file_sha256
+from mathbode.core.version import __version__
 
 from .compiled import compiled
+from .content import TruthRows, check_content, verdict
 from .keys import RowKey, SweepKey, canonical_sweeps, format_key, row_key
 from .layout import layout
 from .manifest import CARD, MANIFEST, Manifest
+from .release_paths import path_problem
 from .report import Report
 
 SCHEMA = "row.schema.json"
 MANIFEST_SCHEMA = "manifest.schema.json"
 DATA_SUFFIXES = (".parquet", ".jsonl")
+#: The card config that serves every family at once.
+ALL_CONFIG = "all"
 
 
 def open_table(path: Path) -> pa.Table:
@@ -123,29 +128,45 @@ def _front_matter(text: str) -> dict[str, Any] | None:
     return loaded if isinstance(loaded, dict) else None
 
 
-def _check_card(folder: Path, report: Report) -> None:
+def _check_card(folder: Path, report: Report, manifest: Manifest | None, boundary: Path | None = None) -> None:
+    """The card's `configs` serve only files inside the release that the manifest lists, of families it lists."""
     card = folder / CARD
     if not card.is_file():
         report.error("card", CARD, "", "a dataset card README.md with YAML configs", "no README.md")
         return
     try:
         meta = _front_matter(card.read_text("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as err:
         report.error("card", CARD, "", "YAML metadata between --- lines", f"unparseable: {str(err).splitlines()[0]}")
         return
     if not meta or not isinstance(meta.get("configs"), list):
         report.error("card", CARD, "configs", "a YAML `configs` list", "none")
         return
+    families = set(manifest.families) if manifest else set()
     for config in meta["configs"]:
         name = config.get("config_name", "?") if isinstance(config, dict) else "?"
+        if manifest and name not in families and name != ALL_CONFIG:
+            report.error(
+                "card", CARD, f"configs[{name}]", "configs of the families in MANIFEST.json (and 'all')", repr(name)
+            )
         for spec in (config.get("data_files") or []) if isinstance(config, dict) else []:
             paths = spec.get("path") if isinstance(spec, dict) else spec
             for rel in [paths] if isinstance(paths, str) else paths or []:
-                if not (folder / rel).is_file():
+                if not isinstance(rel, str):
+                    report.error("card", CARD, f"configs[{name}]", "file paths", repr(rel))
+                elif problem := path_problem(folder, rel, boundary):
+                    report.error(
+                        "path", CARD, f"configs[{name}]", "relative paths inside the release", f"{rel!r}: {problem}"
+                    )
+                elif not (folder / rel).is_file():
                     report.error("card", CARD, f"configs[{name}]", "data files that exist", f"{rel} (missing)")
+                elif manifest and rel not in manifest.files:
+                    report.error("card", CARD, f"configs[{name}]", "files listed in MANIFEST.json", f"{rel} (unlisted)")
+                elif manifest and name in families and rel not in manifest.family_files(name):
+                    report.error("card", CARD, f"configs[{name}]", f"the files MANIFEST.json gives {name}", f"{rel}")
 
 
-def _check_manifest(folder: Path, report: Report) -> Manifest | None:
+def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) -> Manifest | None:
     """The manifest if it is well-formed (checked against manifest.schema.json), with its files verified."""
     path = folder / MANIFEST
     if not path.is_file():
@@ -162,6 +183,14 @@ def _check_manifest(folder: Path, report: Report) -> Manifest | None:
     if problems:
         return None
     typed = Manifest.from_json(manifest)
+    unsafe = False
+    for rel in [*typed.files, *(r for f in typed.families.values() for r in f.files)]:
+        if problem := path_problem(folder, rel, boundary):
+            report.error("path", MANIFEST, rel, "relative paths inside the release", problem)
+            unsafe = True
+    if unsafe:
+        return None  # never read a file a manifest points outside the release
+    _check_manifest_facts(typed, report)
     for rel, info in typed.files.items():
         target = folder / rel
         if not target.is_file():
@@ -175,8 +204,53 @@ def _check_manifest(folder: Path, report: Report) -> Manifest | None:
     return typed
 
 
-def validate_dataset(path: str | Path) -> Report:
-    """Check a release folder or a single data file against the layout contract."""
+def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
+    """What the manifest says about itself, consistent: families, files, counts, format, version."""
+    owner: dict[str, str] = {}
+    for family, entry in manifest.families.items():
+        for rel in entry.files:
+            if rel not in manifest.files or not manifest.files[rel].is_data:
+                report.error("manifest", MANIFEST, f"families.{family}.files", "data files listed under files", rel)
+            elif rel in owner:
+                report.error("manifest", MANIFEST, f"families.{family}.files", "each file in one family", rel)
+            owner[rel] = family
+        listed = sum(manifest.files[r].num_rows or 0 for r in entry.files if r in manifest.files)
+        if listed != entry.num_rows:
+            report.error(
+                "manifest",
+                MANIFEST,
+                f"families.{family}.num_rows",
+                f"{listed:,} (its files' rows)",
+                f"{entry.num_rows:,}",
+            )
+    for rel in manifest.data_files:
+        if rel not in owner:
+            report.error("manifest", MANIFEST, f"files.{rel}", "a data file of a family", "no family lists it")
+    total = sum(f.num_rows for f in manifest.families.values())
+    if manifest.num_rows != total:
+        report.error("manifest", MANIFEST, "num_rows", f"{total:,} (the families' rows)", f"{manifest.num_rows:,}")
+    suffix = {"parquet": ".parquet", "jsonl": ".jsonl"}.get(manifest.format)
+    for rel in manifest.data_files:
+        if suffix and not rel.endswith(suffix):
+            report.error("manifest", MANIFEST, "format", f"{manifest.format} data files", rel)
+    if manifest.builder_version != __version__:
+        report.warning(
+            "builder-version",
+            MANIFEST,
+            "builder_version",
+            f"{__version__} (the only version whose canonical content this validator knows)",
+            manifest.builder_version,
+        )
+
+
+def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary: Path | None = None) -> Report:
+    """Check a release folder or a single data file against the layout contract and the canonical content.
+
+    `truth(family)` gives the canonical rows of a family (the builder's, recomputed from the
+    family's definition); with it, every row of a family whose content is not canonical is
+    compared and each wrong row is named. Without it, such a family is an error naming only
+    its hash. Symlinks in the release may lead only inside `boundary` (default: the folder).
+    """
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path}: no such file or folder. Give a release folder (like dist/) or a data file.")
@@ -185,11 +259,18 @@ def validate_dataset(path: str | Path) -> Report:
     if path.is_file():
         table = read_table(path, report, path.name)
         if table is not None and _check_columns(table, report, path.name):
-            report.summary["rows"] = check_table(table, report, path.name)
+            found = check_table(table, report, path.name)
+            report.summary["rows"] = found
+            if len(found) == 1:
+                family = next(iter(found))
+                hashes = {family: content_hash(table)}
+                canonical = check_content({family: (path.name, table)}, hashes, report, truth)
+                report.summary["canonical"] = canonical
+                report.summary["text"] = [verdict(canonical, hashes)]
         return report
 
-    manifest = _check_manifest(path, report)
-    _check_card(path, report)
+    manifest = _check_manifest(path, report, boundary)
+    _check_card(path, report, manifest, boundary)
     listed = list(manifest.data_files) if manifest else []
     data_files = listed or sorted(
         str(p.relative_to(path)) for p in (path / "data").glob("*") if p.suffix in DATA_SUFFIXES
@@ -197,16 +278,39 @@ def validate_dataset(path: str | Path) -> Report:
     if not data_files:
         report.error("no-data", str(path), "", "data/<family>.parquet files", "none")
         return report
+    unlisted = sorted(
+        str(p.relative_to(path))
+        for p in (path / "data").glob("*")
+        if p.is_file() and str(p.relative_to(path)) not in listed
+    )
+    if manifest:
+        for rel in unlisted:
+            report.warning("unlisted", rel, "", "only files MANIFEST.json lists (others are not published)", "unlisted")
     rows: Counter[str] = Counter()
     hashes: dict[str, str] = {}
+    tables: dict[str, tuple[str, pa.Table]] = {}
     for rel in data_files:
         table = read_table(path / rel, report, rel) if (path / rel).is_file() else None
         if table is None or not _check_columns(table, report, rel):
             continue
         found = check_table(table, report, rel)
         rows.update(found)
+        if manifest and rel in manifest.files:
+            said = manifest.files[rel]
+            if said.num_rows != table.num_rows:
+                report.error("manifest", MANIFEST, f"files.{rel}.num_rows", f"{table.num_rows:,}", f"{said.num_rows}")
+            if manifest.format == "parquet" and said.arrow_bytes != table.nbytes:
+                field = f"files.{rel}.arrow_bytes"
+                report.error("manifest", MANIFEST, field, f"{table.nbytes:,}", f"{said.arrow_bytes}")
+            family = next((f for f, e in manifest.families.items() if rel in e.files), None)
+            if family and set(found) - {family}:
+                report.error(
+                    "manifest", rel, "family", f"rows of {family} only", ", ".join(sorted(set(found) - {family}))
+                )
         if len(found) == 1:
-            hashes[next(iter(found))] = content_hash(table)
+            family = next(iter(found))
+            hashes[family] = content_hash(table)
+            tables[family] = (rel, table)
     if manifest:
         for family, entry in manifest.families.items():
             if family in hashes and entry.content_hash != hashes[family]:
@@ -216,9 +320,11 @@ def validate_dataset(path: str | Path) -> Report:
         ordered = [hashes[f] for f in manifest.families if f in hashes]
         if len(ordered) == len(manifest.families) and combined_hash(ordered) != manifest.content_hash:
             report.error("content-hash", MANIFEST, "content_hash", manifest.content_hash, combined_hash(ordered))
+    canonical = check_content(tables, hashes, report, truth)
     missing = [f for f in lay.families if f not in rows]
     if missing:
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))
     report.summary["rows"] = dict(rows)
-    report.summary["text"] = [f"rows: {sum(rows.values()):,} in {len(rows)} families"]
+    report.summary["canonical"] = canonical
+    report.summary["text"] = [f"rows: {sum(rows.values()):,} in {len(rows)} families", verdict(canonical, hashes)]
     return report

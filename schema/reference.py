@@ -15,6 +15,7 @@ import pyarrow as pa
 from mathbode.core.errors import ReferenceMismatchError, UsageError
 from mathbode.core.hashing import combined_hash
 
+from .content import TruthRows
 from .dataset import open_table, validate_dataset
 from .manifest import read_manifest
 
@@ -41,12 +42,18 @@ class Reference:
         return {"source": self.source, "content_hash": self.content_hash, "families": dict(self.family_hashes)}
 
 
-def release_reference(folder: str | Path, families: list[str], source: str | None = None) -> Reference:
-    """`families` read from a release folder, after checking its files against its manifest."""
+def release_reference(
+    folder: str | Path,
+    families: list[str],
+    source: str | None = None,
+    truth: TruthRows | None = None,
+    boundary: Path | None = None,
+) -> Reference:
+    """`families` read from a release folder that passes validation (files, manifest and, with `truth`, every row)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"--reference {folder}: no such folder. Give a release folder such as dist/.")
-    report = validate_dataset(folder)
+    report = validate_dataset(folder, truth, boundary)
     if not report.valid:
         raise ReferenceMismatchError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
     manifest = read_manifest(folder)

@@ -27,19 +27,33 @@ class Problem:
     found: str
 
 
+#: Instances kept of each kind of problem: a file of a million bad lines is counted, not kept.
+KEPT_PER_GROUP = 100
+
+
 @dataclass
 class Report:
-    """The outcome of validating one path."""
+    """The outcome of validating one path.
+
+    Memory does not grow with the number of problems: each group (severity, code, field,
+    expectation) keeps its count and its first `KEPT_PER_GROUP` instances.
+    """
 
     path: str
     #: `dataset` or `submission`.
     kind: str
+    #: The kept instances, in order of appearance (all of them, up to `KEPT_PER_GROUP` per group).
     problems: list[Problem] = field(default_factory=list)
     #: Facts found along the way (row counts, coverage, model name...).
     summary: dict[str, Any] = field(default_factory=dict)
+    _counts: dict[tuple[str, str, str, str], int] = field(default_factory=dict, repr=False)
 
     def add(self, severity: str, code: str, where: str, field: str, expected: str, found: str) -> None:
-        self.problems.append(Problem(severity, code, where, field, expected, found))
+        group = (severity, code, field, expected)
+        seen = self._counts.get(group, 0)
+        self._counts[group] = seen + 1
+        if seen < KEPT_PER_GROUP:
+            self.problems.append(Problem(severity, code, where, field, expected, found))
 
     def error(self, code: str, where: str, field: str, expected: str, found: str) -> None:
         self.add(ERROR, code, where, field, expected, found)
@@ -49,24 +63,37 @@ class Report:
 
     @property
     def errors(self) -> list[Problem]:
+        """The kept error instances (see `num_errors` for the count)."""
         return [p for p in self.problems if p.severity == ERROR]
 
     @property
     def warnings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == WARNING]
 
+    def _count(self, severity: str) -> int:
+        return sum(n for group, n in self._counts.items() if group[0] == severity)
+
+    @property
+    def num_errors(self) -> int:
+        return self._count(ERROR)
+
+    @property
+    def num_warnings(self) -> int:
+        return self._count(WARNING)
+
     @property
     def valid(self) -> bool:
-        return not self.errors
+        return not any(group[0] == ERROR for group in self._counts)
 
     def groups(self) -> list[dict[str, Any]]:
         """Problems of the same kind, field and expectation, counted, in order of first appearance."""
         grouped: OrderedDict[tuple, list[Problem]] = OrderedDict()
         for p in self.problems:
             grouped.setdefault((p.severity, p.code, p.field, p.expected), []).append(p)
+        names = ("severity", "code", "field", "expected")
         return [
-            {"severity": sev, "code": code, "field": fld, "expected": exp, "count": len(items), "instances": items}
-            for (sev, code, fld, exp), items in grouped.items()
+            {**dict(zip(names, key, strict=True)), "count": self._counts[key], "instances": items}
+            for key, items in grouped.items()
         ]
 
     def to_dict(self, max_examples: int = 5) -> dict[str, Any]:
@@ -74,8 +101,8 @@ class Report:
             "path": self.path,
             "kind": self.kind,
             "valid": self.valid,
-            "num_errors": len(self.errors),
-            "num_warnings": len(self.warnings),
+            "num_errors": self.num_errors,
+            "num_warnings": self.num_warnings,
             "summary": self.summary,
             "problems": [
                 {
@@ -89,7 +116,7 @@ class Report:
     def format_text(self, max_examples: int = 3) -> str:
         """The human summary: a verdict line, then each group of problems with its first instances."""
         verdict = "valid" if self.valid else "INVALID"
-        counts = f"{len(self.errors):,} error(s), {len(self.warnings):,} warning(s)"
+        counts = f"{self.num_errors:,} error(s), {self.num_warnings:,} warning(s)"
         lines = [f"{self.path}: {verdict} {self.kind} ({counts})"]
         for g in self.groups():
             fld = f" field '{g['field']}'" if g["field"] else ""

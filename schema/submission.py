@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import difflib
 import gzip
+import io
 import json
 import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 from mathbode.core.errors import UsageError
 
@@ -167,51 +168,77 @@ def read_submission(path: str | Path) -> Submission:
     report = Report(str(path), "submission")
     sub = Submission(path, report=report)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as probe:
+            head = probe.read(4)
+        if head == PARQUET_MAGIC:
+            answers, sub.model = read_row_id_parquet(path.read_bytes(), report)
+            sub.predictions = [Prediction._make(a) for a in answers]
+            _summarize(report, sub, lines=len(answers))
+            return sub
+        # Line by line (gzip streamed too): memory stays flat however large the file.
+        stream: io.BufferedIOBase = gzip.open(path, "rb") if head[:2] == GZIP_MAGIC else open(path, "rb")
+        with stream:
+            _read_lines(stream, sub)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:  # before OSError: BadGzipFile is one
+        sub.report.error("gzip", "file", "", "a readable gzip file of JSON Lines", str(err) or type(err).__name__)
     except OSError as err:
         raise UsageError(f"{path}: cannot read ({err.strerror}).") from None
-    if data[:4] == PARQUET_MAGIC:
-        answers, sub.model = read_row_id_parquet(data, report)
-        sub.predictions = [Prediction._make(a) for a in answers]
-        _summarize(report, sub, lines=len(answers))
-        return sub
-    if data[:2] == GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as err:
-            report.error("gzip", "file", "", "a readable gzip file of JSON Lines", str(err))
-            return sub
-    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
-    if not data.strip():
-        report.error("empty", "file", "", "one JSON object per line", "an empty file")
-        return sub
-    first = data.lstrip().split(b"\n", 1)[0].strip()
-    if not first.startswith((b"{", b"[")) and first.count(b",") >= 2:
-        # One message, not one per line: this is a table, not JSON Lines.
-        shown = first[:80].decode("utf-8", "replace")
-        report.error(
-            "csv",
-            "line 1",
-            "",
-            "JSON Lines: one JSON object per line (this looks like CSV; write each row as a JSON object)",
-            repr(shown),
-        )
-        return sub
+    return sub
 
+
+#: A prediction line is a few hundred bytes (a long reasoning trace, megabytes); a line beyond
+#: this is refused without being held in memory whole.
+MAX_LINE_BYTES = 64 << 20
+
+
+def _lines(stream: io.BufferedIOBase) -> Iterator[bytes | None]:
+    """The file's lines (None for one over MAX_LINE_BYTES, whose rest is skipped unread)."""
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while (rest := stream.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+        else:
+            yield raw
+
+
+def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
+    report = sub.report
     schema = compiled(SCHEMA)
     known_fields = set(schema.properties)
     universe = canonical_keys()
     first_line: dict[RowKey, int] = {}
     models: dict[str, int] = {}
     seen_conditions: dict[str, dict[str, int]] = {}
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # the newline that ends the last line
-    for lineno, raw in enumerate(lines, start=1):
+    lineno = 0
+    content = False
+    for lineno, raw in enumerate(_lines(stream), start=1):
+        if raw is None:
+            report.error("too-long", f"line {lineno}", "", f"a line of at most {MAX_LINE_BYTES:,} bytes", "longer")
+            content = True
+            continue
+        if lineno == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
         if not raw.strip():
             report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
             continue
-        obj = _decode(raw.rstrip(b"\r"), lineno, report)
+        if not content:
+            content = True
+            head = raw.strip()
+            if not head.startswith((b"{", b"[")) and head.count(b",") >= 2:
+                # One message, not one per line: this is a table, not JSON Lines.
+                report.error(
+                    "csv",
+                    f"line {lineno}",
+                    "",
+                    "JSON Lines: one JSON object per line (this looks like CSV; write each row as a JSON object)",
+                    repr(head[:80].decode("utf-8", "replace")),
+                )
+                return
+        obj = _decode(raw.removesuffix(b"\n").removesuffix(b"\r"), lineno, report)
         if obj is _BAD:
             continue
         if not isinstance(obj, dict):
@@ -280,8 +307,11 @@ def read_submission(path: str | Path) -> Submission:
         names = ", ".join(f"{m!r} (first on line {n})" for m, n in models.items())
         report.error("model", "file", "model", "the same model on every line", names)
     sub.model = next(iter(models), None)
-    _summarize(report, sub, len(lines))
-    return sub
+    if not content:  # nothing but blank lines: one message, not a warning per line
+        sub.report = report = Report(str(sub.path), "submission")
+        report.error("empty", "file", "", "one JSON object per line", "an empty file")
+        return
+    _summarize(report, sub, lineno)
 
 
 def _summarize(report: Report, sub: Submission, lines: int) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from mathbode.core.errors import UsageError
 
+from .content import TruthRows
 from .dataset import DATA_SUFFIXES, validate_dataset
 from .manifest import MANIFEST
 from .report import Report
@@ -32,7 +33,7 @@ def detect_kind(path: Path) -> str:
     return "dataset" if parquet and not has_row_id(str(path)) else "submission"
 
 
-def validate_path(path: str | Path) -> Report:
-    """Validate a local release folder, data file or submission, whichever `path` is."""
+def validate_path(path: str | Path, truth: TruthRows | None = None) -> Report:
+    """Validate a local release folder, data file or submission, whichever `path` is (`truth`: see validate_dataset)."""
     path = Path(path)
-    return validate_dataset(path) if detect_kind(path) == "dataset" else validate_submission(path)
+    return validate_dataset(path, truth) if detect_kind(path) == "dataset" else validate_submission(path)
