@@ -77,9 +77,7 @@ def hub_errors(endpoint: str, repo_id: str, spec: str | None = None, revision: s
         ) from None
     except HfHubHTTPError as err:
         if reading:
-            raise HubError(
-                f"{spec}: the Hub refused the download{_said(err)}."
-            ) from None
+            raise HubError(f"{spec}: the Hub refused the download{_said(err)}.") from None
         status = err.response.status_code if err.response is not None else None
         if status == 401:
             raise PublishError(
