@@ -32,6 +32,20 @@ def time_command(args: list[str], repeat: int, ok_codes: tuple[int, ...] = (0,))
     return statistics.median(times), times, peak
 
 
+def peak_rss_mb(args: list[str], ok_codes: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """(seconds, peak RSS MB) of one run of `args`, measured alone in a fresh parent process."""
+    probe = (
+        "import resource, subprocess, sys, time; t = time.perf_counter(); "
+        "code = subprocess.run(sys.argv[1:], capture_output=True).returncode; "
+        "print(code, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True).stdout
+    code, seconds, peak = out.split()
+    if int(code) not in ok_codes:
+        raise SystemExit(f"{' '.join(args)} exited {code}")
+    return float(seconds), float(peak)
+
+
 def write_full_submission(dist: Path, out: Path, model: str = "exact") -> int:
     """Every row of the release, answered with the exact truth in the answer format."""
     import pyarrow.parquet as pq

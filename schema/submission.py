@@ -13,6 +13,7 @@ import json
 import math
 import zlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
@@ -150,12 +151,16 @@ _KIND = {
 
 def _with_hint(field: str, obj: dict[str, Any], found: str) -> str:
     """A misspelt family gets the "did you mean" the build command gives."""
-    value = obj.get(field)
-    if field == "family" and isinstance(value, str):
-        close = difflib.get_close_matches(value, layout().families, n=1, cutoff=0.6)
-        if close:
-            return f"{found} (did you mean {close[0]!r}?)"
-    return found
+    if field != "family" or not isinstance(obj.get(field), str):
+        return found
+    close = _closest_family(obj[field])
+    return f"{found} (did you mean {close!r}?)" if close else found
+
+
+@lru_cache(maxsize=1024)  # a file repeats its misspelling on every line
+def _closest_family(value: str) -> str | None:
+    close = difflib.get_close_matches(value[:200], layout().families, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def read_submission(path: str | Path) -> Submission:
