@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 # `Authorization: Bearer <anything>` and Hugging Face tokens, wherever they appear.
-_PATTERNS = (re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"), re.compile(r"\bhf_[A-Za-z0-9]{6,}"))
+# Idempotent: an already redacted credential is left as it is.
+_PATTERNS = (re.compile(r"(?i)(bearer\s+)(?!\[redacted\])[^\s\"',;]+"), re.compile(r"\bhf_[A-Za-z0-9]{6,}"))
 
 
 def redact(text: str, *secrets: str | None) -> str:

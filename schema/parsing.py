@@ -57,7 +57,7 @@ def truncate(value: Decimal | float) -> float:
     if isinstance(value, float):
         if not math.isfinite(value):
             return math.nan
-        value = Decimal(repr(value))
+        value = Decimal(repr(float(value)))  # float(): numpy scalars repr as "np.float64(...)"
     # Enough precision for every digit of the literal, so quantize never fails on long input.
     context = Context(prec=max(28, len(value.as_tuple().digits), value.adjusted() + 1) + DECIMALS + 2)
     out = float(value.quantize(_QUANTUM, rounding=ROUND_DOWN, context=context))

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mathbode.cli.score import main as score_cli
 from mathbode.cli.validate import main as validate_cli
 from mathbode.schema import layout, validate_path
 
@@ -138,3 +139,58 @@ def test_broken_data_files_are_reported_never_raised(tables, built, tmp_path_fac
         pq.write_table(mutated, path)
     report = validate_path(path)
     assert not report.valid
+
+
+# Each class of hostile input the validator and the scorer must answer with a message, not a traceback.
+HOSTILE = {
+    "deep-nesting": ('"meta": ' + "[" * 1000 + "]" * 1000, False),
+    "5000-digit-integer": ('"question_id": ' + "9" * 5000, False),
+    "400-digit-prediction": ('"prediction": ' + "9" * 400, False),
+    "1e22-prediction": ('"prediction": 1e22', True),
+    "1e400-prediction": ('"prediction": 1e400', False),
+    "infinity-literal": ('"prediction": -Infinity', False),
+    "nan-literal": ('"prediction": NaN', False),
+    "lone-surrogate-model": ('"model": "x\\ud800y"', False),
+    "lone-surrogate-response": ('"response": "[answer_start] 1 \\udfff [answer_end]"', False),
+    "duplicate-key": ('"prediction": 1.5, "prediction": 2.5', False),
+    "near-float-limit": ('"prediction": 1.7e308', True),
+}
+
+
+@st.composite
+def hostile_submission(draw, lines: list[bytes]) -> tuple[bytes, bool, str]:
+    """The base file with one line made hostile: (bytes, still valid?, class)."""
+    kind = draw(st.sampled_from(sorted(HOSTILE) + ["byte-order-mark"]))
+    lines = list(lines)
+    if kind == "byte-order-mark":
+        return b"\xef\xbb\xbf" + b"\n".join(lines) + b"\n", True, kind
+    fragment, valid = HOSTILE[kind]
+    i = draw(st.integers(0, len(lines) - 1))
+    obj = json.loads(lines[i])
+    field = fragment.split(":", 1)[0].strip('"')
+    obj.pop(field, None)
+    if field == "model":
+        for n, line in enumerate(lines):  # one model name per file: give the others the same
+            lines[n] = line[:-1] + b', "model": "x\\ud800y"}'
+    lines[i] = (json.dumps(obj)[:-1] + ", " + fragment + "}").encode()
+    return b"\n".join(lines) + b"\n", valid, kind
+
+
+@given(data=st.data())
+@settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_hostile_lines_get_a_verdict_in_validate_and_score(base_lines, tmp_path_factory, data):
+    blob, valid, kind = data.draw(hostile_submission(base_lines))
+    folder = tmp_path_factory.mktemp("hostile")
+    path = folder / "sub.jsonl"
+    path.write_bytes(blob)
+    result = CliRunner().invoke(validate_cli, [str(path), "--json"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), (kind, result.exception)
+    doc = json.loads(result.output)  # strict JSON, whatever the input
+    assert doc["valid"] is valid, (kind, doc["reports"][0]["problems"])
+    assert result.exit_code == (0 if valid else 1)
+    scored = CliRunner().invoke(score_cli, [str(path), "--json", "--no-plots", "--out", str(folder / "report")])
+    assert isinstance(scored.exception, SystemExit) or scored.exception is None, (kind, scored.exception)
+    assert scored.exit_code == (0 if valid else 1), (kind, scored.output[-500:])
+    if valid:
+        json.loads(scored.stdout, parse_constant=lambda name: pytest.fail(f"{kind}: {name} in --json output"))
+        json.loads((folder / "report" / "scores.json").read_text(), parse_constant=lambda name: pytest.fail(name))
