@@ -243,6 +243,18 @@ def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
         )
 
 
+def _check_one_file(table: pa.Table, report: Report, name: str, truth: TruthRows | None) -> None:
+    """A lone data file: its rows, and whether they are a family's canonical rows."""
+    found = check_table(table, report, name)
+    report.summary["rows"] = found
+    if len(found) == 1:
+        family = next(iter(found))
+        hashes = {family: content_hash(table)}
+        canonical = check_content({family: (name, table)}, hashes, report, truth)
+        report.summary["canonical"] = canonical
+        report.summary["text"] = [verdict(canonical, hashes)]
+
+
 def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary: Path | None = None) -> Report:
     """Check a release folder or a single data file against the layout contract and the canonical content.
 
@@ -259,14 +271,7 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
     if path.is_file():
         table = read_table(path, report, path.name)
         if table is not None and _check_columns(table, report, path.name):
-            found = check_table(table, report, path.name)
-            report.summary["rows"] = found
-            if len(found) == 1:
-                family = next(iter(found))
-                hashes = {family: content_hash(table)}
-                canonical = check_content({family: (path.name, table)}, hashes, report, truth)
-                report.summary["canonical"] = canonical
-                report.summary["text"] = [verdict(canonical, hashes)]
+            _check_one_file(table, report, path.name, truth)
         return report
 
     manifest = _check_manifest(path, report, boundary)
@@ -302,11 +307,10 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
             if manifest.format == "parquet" and said.arrow_bytes != table.nbytes:
                 field = f"files.{rel}.arrow_bytes"
                 report.error("manifest", MANIFEST, field, f"{table.nbytes:,}", f"{said.arrow_bytes}")
-            family = next((f for f, e in manifest.families.items() if rel in e.files), None)
-            if family and set(found) - {family}:
-                report.error(
-                    "manifest", rel, "family", f"rows of {family} only", ", ".join(sorted(set(found) - {family}))
-                )
+            owner = next((f for f, e in manifest.families.items() if rel in e.files), None)
+            if owner and set(found) - {owner}:
+                others = ", ".join(sorted(set(found) - {owner}))
+                report.error("manifest", rel, "family", f"rows of {owner} only", others)
         if len(found) == 1:
             family = next(iter(found))
             hashes[family] = content_hash(table)
