@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from mathbode.core.errors import MathBodeError, UsageError
+from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.runner.config import RunConfig
 from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
@@ -163,7 +164,9 @@ def main(
             f"Re-run the same command to retry them:\n  {resume}"
         )
     if then_score:
-        score_and_report((output,), reference, report or output.with_name(output.stem + "-report"))
+        score_and_report(
+            (output,), reference, report or output.with_name(output.stem + "-report"), resamples=DEFAULT_RESAMPLES
+        )
     remaining = result.rows - result.skipped - answered
     if remaining:
         say(f"{remaining:,} rows remain (--limit); re-run the same command to continue.")

@@ -13,17 +13,19 @@ from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError
 from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
+from mathbode.evaluator.compare import describe, neighbour_tests, ranked
 from mathbode.evaluator.files import REPORT_MARKER
 from mathbode.evaluator.report import (
     compliance_note,
     conditions_notes,
     coverage_notes,
+    interval_text,
     json_safe,
-    leaderboard,
     na_notes,
     write_report,
 )
 from mathbode.evaluator.scoring import Scored, score
+from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
 from mathbode.schema.submission import read_submission
@@ -53,7 +55,7 @@ def _fmt(x: float) -> str:
     return "   n/a" if math.isnan(x) else f"{x:.4f}"
 
 
-def _table(results: list[Scored]) -> str:
+def _table(results: list[Scored], tests: list[dict]) -> str:
     lines = []
     # Nothing compliant is the first thing to say, before a table of n/a.
     for r in results:
@@ -63,14 +65,17 @@ def _table(results: list[Scored]) -> str:
             lines += [f"  e.g. {json.dumps(e, ensure_ascii=False)[:160]}" for e in nc["examples"][:3]]
             lines.append("")
     width = max(10, *(len(r.label) for r in results))
-    lines.append(f"{'submission':<{width}}  {'preset':<8}  MB-Core  MB-Plus  families")
-    by_label = {r.label: r for r in results}
-    for label in leaderboard(results)["label"]:
-        r = by_label[label]
+    wide = any("intervals" in r.extra for r in results)
+    core_w = 25 if wide else 7
+    lines.append(
+        f"{'submission':<{width}}  {'preset':<8}  {'MB-Core':>{core_w}}  MB-Plus  {'cal. MB-Plus':>{core_w}}  families"
+    )
+    for r in ranked(results):
         mark = "*" if conditions_notes(r) else " "
         lines.append(
-            f"{r.label:<{width}}{mark} {r.preset:<8}  {_fmt(r.overall['mb_core']):>7}  "
-            f"{_fmt(r.overall['mb_plus']):>7}  {r.overall['num_families']:>8}"
+            f"{r.label:<{width}}{mark} {r.preset:<8}  {interval_text(r, 'mb_core'):>{core_w}}  "
+            f"{_fmt(r.overall['mb_plus']):>7}  {interval_text(r, 'mb_plus_calibrated'):>{core_w}}  "
+            f"{r.overall['num_families']:>8}"
         )
     notes = coverage_notes(results)
     for r in results:
@@ -79,15 +84,28 @@ def _table(results: list[Scored]) -> str:
             notes.append(f"{r.label}: {said}")
         notes += [f"{r.label}{'*' if len(results) > 1 else ''}: {n}." for n in conditions_notes(r)]
         notes += [f"{r.label}: {n}" for n in na_notes(r)]
+    if wide:
+        notes.append("brackets: 95 % bootstrap intervals over sweeps; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]
+    for test in tests:
+        lines += [f"test: {line}" for line in describe(test)]
     if len(results) == 1:
         r = results[0]
         lines.append("")
-        lines.append(f"{'family':<22}  MB-Core  MB-Plus  |G-1| mid  |phase| mid  compliance")
+        lines.append(f"{'family':<22}  MB-Core  MB-Plus  cal.Core  cal.Plus  |G-1| mid  |phase| mid  compliance")
         for fam, s in r.families.items():
+            calibrated = f"{_fmt(s['mb_core_calibrated']):>8}  {_fmt(s['mb_plus_calibrated']):>8}"
             lines.append(
-                f"{fam:<22}  {_fmt(s['mb_core']):>7}  {_fmt(s['mb_plus']):>7}  {_fmt(s['gain_abs_err_mid']):>9}  "
-                f"{_fmt(s['phase_abs_deg_mid']):>11}  {_fmt(s['compliance_mean']):>10}"
+                f"{fam:<22}  {_fmt(s['mb_core']):>7}  {_fmt(s['mb_plus']):>7}  {calibrated}  "
+                f"{_fmt(s['gain_abs_err_mid']):>9}  {_fmt(s['phase_abs_deg_mid']):>11}  "
+                f"{_fmt(s['compliance_mean']):>10}"
+            )
+        accuracy = r.extra.get("accuracy")
+        if accuracy and accuracy["rows"]:
+            low, high = accuracy["wilson_95"]
+            lines.append(
+                f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of {accuracy['rows']:,} "
+                f"= {accuracy['rate']:.4f} [{low:.4f}, {high:.4f}] (Wilson 95 %)"
             )
     return "\n".join(lines)
 
@@ -130,6 +148,13 @@ def _table(results: list[Scored]) -> str:
     help="Answer rules for raw responses: strict = the paper's appendix C; mathbode-eval = the paper "
     "authors' evaluation code, to reproduce its published numbers (README, Parsing).",
 )
+@click.option(
+    "--bootstrap",
+    type=click.IntRange(min=0),
+    default=DEFAULT_RESAMPLES,
+    show_default=True,
+    help="Bootstrap resamples for the 95 % intervals and the paired tests between submissions (0: none).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON instead of the table.")
 @exit_on_error
 def main(
@@ -143,6 +168,7 @@ def main(
     gain_weight: float,
     phase_weight: float,
     parser_name: str,
+    bootstrap: int,
     as_json: bool,
 ) -> None:
     """Score prediction files (JSONL) against the canonical MathBode split.
@@ -153,7 +179,15 @@ def main(
         gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight, phase_weight=phase_weight
     ).validate()
     score_and_report(
-        predictions, reference, out, preset, config, plots=not no_plots, as_json=as_json, parser=PARSERS[parser_name]
+        predictions,
+        reference,
+        out,
+        preset,
+        config,
+        plots=not no_plots,
+        as_json=as_json,
+        parser=PARSERS[parser_name],
+        resamples=bootstrap,
     )
 
 
@@ -166,16 +200,21 @@ def score_and_report(
     plots: bool = True,
     as_json: bool = False,
     parser: Parser = STRICT,
+    resamples: int = 0,
 ) -> list[Scored]:
     """Validate and score the files, write the report folder, print the table (or JSON)."""
     check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
-        results = _score_files(predictions, reference, preset, config, parser)
-        write_report(results, out, plots=plots, plotter=plotter)
+        results = _score_files(predictions, reference, preset, config, parser, resamples)
+        tests = neighbour_tests(results, config, resamples) if len(results) > 1 and resamples > 0 else []
+        write_report(results, out, plots=plots, plotter=plotter, tests=tests)
     if as_json:
-        click.echo(json.dumps([json_safe(r.scores_json()) for r in results], indent=2, allow_nan=False))
+        document: object = [json_safe(r.scores_json()) for r in results]
+        if tests:
+            document = {"submissions": document, "comparisons": json_safe(tests)}
+        click.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
-        click.echo(_table(results))
+        click.echo(_table(results, tests))
         click.echo(f"\nReport: {out}/", err=True)
     return results
 
@@ -186,6 +225,7 @@ def _score_files(
     preset: str | None,
     config: ScoreConfig,
     parser: Parser = STRICT,
+    resamples: int = 0,
 ) -> list[Scored]:
     """Validate every file (refusing an invalid one), then score each against the reference rows."""
     submissions = []
@@ -203,6 +243,6 @@ def _score_files(
     ref = resolve_reference(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
     return [
-        score(s.predictions, ref, label, s.model, preset, config, s.conditions, parser)
+        score(s.predictions, ref, label, s.model, preset, config, s.conditions, parser, resamples)
         for s, label in zip(submissions, labels, strict=True)
     ]

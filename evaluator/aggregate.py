@@ -23,7 +23,11 @@ FAMILY_SCORE_FIELDS = (
     "r2_mean",
     "acf1_abs_mean",
     "compliance_mean",
+    "mb_core_calibrated",
+    "mb_plus_calibrated",
 )
+#: The headline scores: the paper's two and the calibrated two (README, "Calibrated scores").
+HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> d
         acf1_abs = float(mid["res_acf1"].abs().mean())
         compliance = float(rows["compliance"].mean())
         mb_plus = mb_core * clip01(r2_mean) ** 0.5 * clip01(1 - acf1_abs) ** 0.5 * clip01(compliance) ** 0.5
+        calibrated = _calibrated(mid, compliance, config) if "gain_cal" in mid else {}
         note = _why_na(rows, mid, config) if math.isnan(mb_core) else None
         scores[str(family)] = {
             "mb_core": mb_core,
@@ -99,9 +104,30 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> d
             "r2_mean": r2_mean,
             "acf1_abs_mean": acf1_abs,
             "compliance_mean": compliance,
+            **calibrated,
             **({"note": note} if note else {}),
         }
     return scores
+
+
+def _calibrated(mid: pd.DataFrame, compliance: float, config: ScoreConfig) -> dict[str, float]:
+    """MB-Core and MB-Plus from the calibrated per-sweep metrics, combined exactly as the paper's are."""
+    gain_err = float((mid["gain_cal"] - 1).abs().mean())
+    phase_err = float(mid["phase_err_cal_deg"].abs().mean())
+    eg = clip01(gain_err / config.gain_scale)
+    ephi = clip01(phase_err / config.phase_scale_deg)
+    core = clip01(1 - (config.gain_weight * eg + config.phase_weight * ephi))
+    r2 = float(mid["r2_cal"].mean())
+    acf1 = float(mid["acf1_cal"].abs().mean())
+    plus = core * clip01(r2) ** 0.5 * clip01(1 - acf1) ** 0.5 * clip01(compliance) ** 0.5
+    return {
+        "mb_core_calibrated": core,
+        "mb_plus_calibrated": plus,
+        "gain_abs_err_mid_cal": gain_err,
+        "phase_abs_deg_mid_cal": phase_err,
+        "r2_cal_mean": r2,
+        "acf1_cal_abs_mean": acf1,
+    }
 
 
 def _why_na(rows: pd.DataFrame, mid: pd.DataFrame, config: ScoreConfig) -> str:
@@ -126,10 +152,12 @@ def overall(scores: dict[str, dict[str, Any]], families: tuple[str, ...] | None 
         values = [s[field] for s in scores.values()]
         return float(np.mean(values)) if values else math.nan
 
-    out: dict[str, Any] = {"mb_core": mean("mb_core"), "mb_plus": mean("mb_plus"), "num_families": len(scores)}
+    fields = [f for f in HEADLINE if all(f in s for s in scores.values())]
+    out: dict[str, Any] = {**{f: mean(f) for f in fields}, "num_families": len(scores)}
     missing = [f for f in families or () if f not in scores]
     if missing:
-        out["mb_core"] = out["mb_plus"] = math.nan
+        for f in fields:
+            out[f] = math.nan
         out["note"] = (
             f"answers {len(scores)} of {len(families or ())} families (none for {', '.join(missing)}); "
             "the overall score needs every family"

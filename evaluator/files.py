@@ -8,3 +8,5 @@ SCORES_FILE = "scores.json"
 SWEEPS_FILE = "sweeps.csv"
 SUMMARY_FILE = "frequency_summary.csv"
 LEADERBOARD_FILE = "leaderboard.csv"
+#: Each submission tested against its neighbour in the ranking (several files only).
+COMPARISONS_FILE = "comparisons.json"

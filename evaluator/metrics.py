@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .calibration import CALIBRATED_METRICS, calibrated_metrics
+
 #: A sweep needs this many compliant answers for its fit to mean anything.
 MIN_POINTS = 16
 
@@ -36,6 +38,7 @@ SWEEP_METRICS = (
     "phase_truth_deg",
     "phase_model_deg",
     "n_finite",
+    *CALIBRATED_METRICS,
 )
 
 
@@ -56,6 +59,9 @@ class HarmonicFit:
     def phase(self) -> float:
         """atan2(b, a): y ~ c + A sin(wt + phase)."""
         return math.atan2(self.b, self.a)
+
+    def predict(self, omega: float, t: np.ndarray) -> np.ndarray:
+        return self.c + self.a * np.sin(omega * t) + self.b * np.cos(omega * t)
 
 
 @lru_cache(maxsize=2048)
@@ -142,4 +148,9 @@ def sweep_metrics(truth: np.ndarray, model: np.ndarray, frequency_cycles: float,
     if not flat_truth:
         out["res_rms_norm"] = math.sqrt(float(np.mean(residual**2))) / truth_fit.amplitude
     out["res_acf1"] = lag1_autocorrelation(residual)
+    if not flat_truth:
+        truth_residual = truth[finite] - truth_fit.predict(omega, t)
+        model_residual = y - fit.predict(omega, t)
+        phase_err = wrap_pi(fit.phase - truth_fit.phase)
+        out.update(calibrated_metrics(truth_residual, truth_fit.amplitude, y, model_residual, fit.amplitude, phase_err))
     return out

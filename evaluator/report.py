@@ -12,9 +12,10 @@ import pandas as pd
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 
-from .aggregate import FAMILY_SCORE_FIELDS
+from .aggregate import FAMILY_SCORE_FIELDS, HEADLINE
 from .background import BackgroundPlotter, draw_here
-from .files import LEADERBOARD_FILE, PLOT_FILE, REPORT_MARKER, SCORES_FILE, SUMMARY_FILE, SWEEPS_FILE
+from .compare import describe, ranked
+from .files import COMPARISONS_FILE, LEADERBOARD_FILE, PLOT_FILE, REPORT_MARKER, SCORES_FILE, SUMMARY_FILE, SWEEPS_FILE
 from .scoring import Scored
 
 
@@ -43,22 +44,34 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def leaderboard(results: list[Scored]) -> pd.DataFrame:
-    """One row per submission, best MB-Core first (MB-Plus breaks ties)."""
+    """One row per submission, best MB-Core first (MB-Plus breaks ties), with intervals when computed."""
     rows = []
-    for r in results:
-        row = {
-            "label": r.label,
-            "model": r.model,
-            "preset": r.preset,
-            "mb_core": r.overall["mb_core"],
-            "mb_plus": r.overall["mb_plus"],
-            "num_families": r.overall["num_families"],
-            **(r.extra.get("conditions") or {}),
-        }
+    for r in ranked(results):
+        row: dict[str, Any] = {"label": r.label, "model": r.model, "preset": r.preset}
+        bounds = (r.extra.get("intervals") or {}).get("overall") or {}
+        for name in HEADLINE:
+            row[name] = r.overall.get(name, math.nan)
+            if "intervals" in r.extra:
+                low, high = bounds.get(name) or (math.nan, math.nan)
+                row[f"{name}_low"], row[f"{name}_high"] = low, high
+        accuracy = r.extra.get("accuracy") or {}
+        row["exact_rows"] = accuracy.get("rate", math.nan)
+        wilson = accuracy.get("wilson_95") or (math.nan, math.nan)
+        row["exact_rows_low"], row["exact_rows_high"] = wilson
+        row["num_sweeps"] = len(r.sweeps)
+        row["num_families"] = r.overall["num_families"]
+        row.update(r.extra.get("conditions") or {})
         for fam, s in r.families.items():
             row[f"{fam}.mb_core"] = s["mb_core"]
         rows.append(row)
-    return pd.DataFrame(rows).sort_values(["mb_core", "mb_plus"], ascending=False, kind="stable").reset_index(drop=True)
+    return pd.DataFrame(rows)
+
+
+def interval_text(r: Scored, name: str, digits: int = 4) -> str:
+    """'0.8123 [0.7950, 0.8301]' (the interval only when computed)."""
+    value = _num(r.overall.get(name, math.nan), digits)
+    bounds = ((r.extra.get("intervals") or {}).get("overall") or {}).get(name)
+    return f"{value} [{_num(bounds[0], digits)}, {_num(bounds[1], digits)}]" if bounds else value
 
 
 def compliance_note(r: Scored) -> str | None:
@@ -115,19 +128,30 @@ def coverage_notes(results: list[Scored]) -> list[str]:
     return notes
 
 
-def _markdown(results: list[Scored]) -> str:
+def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -> str:
     lines = ["# MathBode report", ""]
     if len(results) > 1:
-        board = leaderboard(results)
         lines += ["## Leaderboard", ""]
         lines += _table(
-            ["rank", "submission", "preset", "MB-Core", "MB-Plus", "families"],
+            ["rank", "submission", "preset", "MB-Core", "MB-Plus", "calibrated MB-Plus", "exact rows", "families"],
             [
-                [str(i + 1), r["label"], r["preset"], _num(r["mb_core"]), _num(r["mb_plus"]), str(r["num_families"])]
-                for i, r in enumerate(board.to_dict("records"))
+                [
+                    str(i + 1),
+                    r.label,
+                    r.preset,
+                    interval_text(r, "mb_core"),
+                    _num(r.overall["mb_plus"]),
+                    interval_text(r, "mb_plus_calibrated"),
+                    _num((r.extra.get("accuracy") or {}).get("rate", math.nan)),
+                    str(r.overall["num_families"]),
+                ]
+                for i, r in enumerate(ranked(results))
             ],
         )
         lines.append("")
+        if tests:
+            lines += ["Each submission against the next one down (95 % intervals):", ""]
+            lines += [f"- {line}" for t in tests for line in describe(t)] + [""]
     notes = coverage_notes(results)
     if notes:
         lines += [f"- {n}" for n in notes] + [""]
@@ -146,8 +170,10 @@ def _markdown(results: list[Scored]) -> str:
             f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
             f"Compliant answers: {r.extra.get('num_answers'):,}.",
             "",
-            f"**MB-Core {_num(r.overall['mb_core'])}**, **MB-Plus {_num(r.overall['mb_plus'])}** "
-            f"(mean over {r.overall['num_families']} families).",
+            f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
+            f"(the paper's; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
+            f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}. "
+            + ("Brackets: 95 % bootstrap intervals over sweeps." if "intervals" in r.extra else ""),
             "",
         ]
         lines += _table(
@@ -173,12 +199,9 @@ def _markdown(results: list[Scored]) -> str:
             ],
         )
         lines.append("")
-    lines += [
-        f"![Bode plot]({PLOT_FILE})",
-        "",
-        "Gain 1 and phase error 0 are ideal; a negative phase error is a lag.",
-        "",
-    ]
+    if plots:
+        lines += [f"![Bode plot]({PLOT_FILE})", ""]
+    lines += ["Gain 1 and phase error 0 are ideal; a negative phase error is a lag.", ""]
     return "\n".join(lines)
 
 
@@ -190,7 +213,11 @@ def _write_one(r: Scored, folder: Path) -> None:
 
 
 def write_report(
-    results: list[Scored], out: str | Path, plots: bool = True, plotter: BackgroundPlotter | None = None
+    results: list[Scored],
+    out: str | Path,
+    plots: bool = True,
+    plotter: BackgroundPlotter | None = None,
+    tests: list[dict[str, Any]] | None = None,
 ) -> Path:
     """Write the report folder atomically; an existing report there is replaced.
 
@@ -207,7 +234,10 @@ def write_report(
             for r in results:
                 _write_one(r, tmp / r.label)
             leaderboard(results).to_csv(tmp / LEADERBOARD_FILE, index=False)
-        (tmp / REPORT_MARKER).write_text(_markdown(results))
+            if tests:
+                document = json.dumps(json_safe(tests), indent=2, allow_nan=False) + "\n"
+                (tmp / COMPARISONS_FILE).write_text(document)
+        (tmp / REPORT_MARKER).write_text(_markdown(results, plots, tests or []))
         if drawing is not None:
             drawing()
         elif plots:

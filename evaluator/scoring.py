@@ -22,6 +22,7 @@ from mathbode.schema.submission import Prediction
 
 from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, frequency_summary, overall
 from .metrics import SWEEP_METRICS, sweep_metrics
+from .uncertainty import intervals, wilson_interval
 
 CUSTOM = "custom"
 
@@ -40,6 +41,8 @@ class Scored:
     extra: dict[str, Any] = field(default_factory=dict)
     #: How it was scored (package, configuration, reference, parser, preset, time): see `provenance`.
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: Per row in scope: whether the answer equals the truth truncated to six decimals.
+    correct: dict[RowKey, bool] = field(default_factory=dict, repr=False)
 
     def scores_json(self) -> dict[str, Any]:
         """The `scores.json` document."""
@@ -142,8 +145,12 @@ def score(
     config: ScoreConfig = PAPER_CONFIG,
     conditions: dict[str, str] | None = None,
     parser: Parser = STRICT,
+    resamples: int = 0,
 ) -> Scored:
-    """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers."""
+    """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers.
+
+    `resamples` > 0 adds 95 % bootstrap intervals of the headline scores (see `uncertainty`).
+    """
     lay = layout()
     T = lay.time_steps
     sinusoid = [p for p in predictions if p.key.signal_type == SINUSOID]
@@ -179,6 +186,19 @@ def score(
     sweeps = pd.concat([sweep_keys, pd.DataFrame(metrics, columns=list(SWEEP_METRICS))], axis=1)
     summary = frequency_summary(sweeps)
     fam = family_scores(summary, config)
+    # Correct = the answer is the truth truncated to six decimals (missing answers are not).
+    exact = np.array([truncate(t) for t in truth.tolist()], dtype=float)
+    hits = y == exact
+    correct = dict(zip((key for key, _ in rows), hits.tolist(), strict=True))
+    accuracy = {
+        "correct": int(hits.sum()),
+        "rows": len(rows),
+        "rate": float(hits.mean()) if len(rows) else math.nan,
+        "wilson_95": wilson_interval(int(hits.sum()), len(rows)),
+    }
+    extra: dict[str, Any] = {}
+    if resamples > 0:
+        extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
     return Scored(
         label=label,
         model=model,
@@ -193,6 +213,9 @@ def score(
             "coverage": preset_coverage(touched),
             "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
             "non_compliant": non_compliance([p for p in sinusoid if p.key.sweep in in_scope], answers, parser),
+            "accuracy": accuracy,
+            **extra,
         },
         provenance=provenance(reference, config, preset_name, parser),
+        correct=correct,
     )

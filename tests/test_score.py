@@ -138,7 +138,7 @@ def test_report_files_exist_and_agree(baseline_result, tmp_path):
     ]
     scores = json.loads((out / "scores.json").read_text())
     assert scores["method"] == "paper" and scores["preset"] == "ALL"
-    assert set(scores["overall"]) == {"mb_core", "mb_plus", "num_families"}
+    assert set(scores["overall"]) == {"mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated", "num_families"}
     assert list(scores["families"]) == list(LAY.families)
     for fam in scores["families"].values():
         assert set(fam) == {
@@ -149,7 +149,14 @@ def test_report_files_exist_and_agree(baseline_result, tmp_path):
             "r2_mean",
             "acf1_abs_mean",
             "compliance_mean",
+            "mb_core_calibrated",
+            "mb_plus_calibrated",
+            "gain_abs_err_mid_cal",
+            "phase_abs_deg_mid_cal",
+            "r2_cal_mean",
+            "acf1_cal_abs_mean",
         }
+    assert scores["accuracy"]["rows"] == 675 * 64 and scores["accuracy"]["rate"] == 1.0
     sweeps = pd.read_csv(out / "sweeps.csv")
     summary = pd.read_csv(out / "frequency_summary.csv")
     assert len(sweeps) == 675 and len(summary) == 25
