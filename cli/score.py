@@ -19,6 +19,7 @@ from mathbode.evaluator.report import (
     compliance_note,
     conditions_notes,
     coverage_notes,
+    diagnostics_lines,
     interval_text,
     json_safe,
     na_notes,
@@ -26,7 +27,7 @@ from mathbode.evaluator.report import (
 )
 from mathbode.evaluator.scoring import Scored, score
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
-from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.layout import layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
 from mathbode.schema.submission import read_submission
 
@@ -100,6 +101,9 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
                 f"{_fmt(s['gain_abs_err_mid']):>9}  {_fmt(s['phase_abs_deg_mid']):>11}  "
                 f"{_fmt(s['compliance_mean']):>10}"
             )
+        extra_lines = diagnostics_lines(r)
+        if extra_lines:
+            lines += ["", *extra_lines]
         accuracy = r.extra.get("accuracy")
         if accuracy and accuracy["rows"]:
             low, high = accuracy["wilson_95"]
@@ -233,12 +237,8 @@ def _score_files(
         sub = read_submission(path)
         if not sub.report.valid:
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
-        if not any(p.key.signal_type == SINUSOID for p in sub.predictions):
-            raise InvalidSubmission(
-                f"{path} has no sinusoid rows: nothing to score (chirp and step rows are not scored)."
-            )
         submissions.append(sub)
-    answered = {p.key.family for s in submissions for p in s.predictions if p.key.signal_type == SINUSOID}
+    answered = {p.key.family for s in submissions for p in s.predictions}
     families = [f for f in layout().families if f in answered]
     ref = resolve_reference(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])

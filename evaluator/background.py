@@ -62,7 +62,7 @@ class BackgroundPlotter:
                     worker.wait(timeout=120)
                 except subprocess.TimeoutExpired:
                     worker.kill()
-                if worker.returncode == 0 and (out / PLOT_FILE).is_file():
+                if worker.returncode == 0:
                     return out / PLOT_FILE
             return draw_here(results, out)
 

@@ -10,6 +10,8 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
+from mathbode.schema.layout import layout
+
 from .files import PLOT_FILE
 from .scoring import Scored
 
@@ -30,7 +32,8 @@ def bode_figure(results: list[Scored]) -> Figure:
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
     cols = max(1, len(families))
-    fig = Figure(figsize=(3.2 * cols, 5.6))
+    width, height = max(5.5, 1.0 + 2.9 * cols), 5.6
+    fig = Figure(figsize=(width, height))
     axes = fig.subplots(2, cols, squeeze=False, sharex=True, sharey="row")
     for col, family in enumerate(families):
         for row, (metric, ylabel, ideal, _) in enumerate(_ROWS):
@@ -70,7 +73,7 @@ def bode_figure(results: list[Scored]) -> Figure:
                 ax.set_xlabel("cycles per 64 steps", fontsize=8)
             if col == 0:
                 ax.set_ylabel(ylabel, fontsize=8)
-            ax.tick_params(labelsize=7)
+            ax.tick_params(labelsize=7, labelleft=True)
     # The panels of a row share their y axis: its limits come from every family's values at once
     # (setting them panel by panel let the last panel's range hide the others' points).
     for row, (metric, _, ideal, half_span) in enumerate(_ROWS):
@@ -81,13 +84,19 @@ def bode_figure(results: list[Scored]) -> Figure:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False, fontsize=8)
     fig.suptitle("MathBode: Bode plot of reasoning", fontsize=10)
-    # Fixed margins: tight_layout costs about half a second per figure.
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.16, wspace=0.35, hspace=0.12)
+    # Fixed margins, in inches (one family reads as well as five); tight_layout costs about half a
+    # second per figure.
+    fig.subplots_adjust(left=0.85 / width, right=1 - 0.15 / width, top=0.9, bottom=0.16, wspace=0.35, hspace=0.12)
     return fig
 
 
 def bode_plot(results: list[Scored], out: Path) -> Path:
-    """Write `bode.png` into `out`."""
+    """Write `bode.png` into `out`, then the report's other figures (`figures.draw_figures`)."""
+    from .figures import draw_figures
+
     path = out / PLOT_FILE
-    bode_figure(results).savefig(path, dpi=90, metadata={"Software": None})
+    if any(len(r.summary) for r in results):
+        bode_figure(results).savefig(path, dpi=90, metadata={"Software": None})
+    lay = layout()
+    draw_figures(results, out, lay.step_switch, lay.time_steps)
     return path

@@ -15,7 +15,17 @@ from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 from .aggregate import FAMILY_SCORE_FIELDS, HEADLINE
 from .background import BackgroundPlotter, draw_here
 from .compare import describe, ranked
-from .files import COMPARISONS_FILE, LEADERBOARD_FILE, PLOT_FILE, REPORT_MARKER, SCORES_FILE, SUMMARY_FILE, SWEEPS_FILE
+from .files import (
+    CHIRP_FILE,
+    COMPARISONS_FILE,
+    LEADERBOARD_FILE,
+    REPORT_MARKER,
+    SCORES_FILE,
+    STEP_FILE,
+    SUMMARY_FILE,
+    SWEEPS_FILE,
+    figure_files,
+)
 from .scoring import Scored
 
 
@@ -72,6 +82,51 @@ def interval_text(r: Scored, name: str, digits: int = 4) -> str:
     value = _num(r.overall.get(name, math.nan), digits)
     bounds = ((r.extra.get("intervals") or {}).get("overall") or {}).get(name)
     return f"{value} [{_num(bounds[0], digits)}, {_num(bounds[1], digits)}]" if bounds else value
+
+
+def _signed(x: Any, digits: int) -> str:
+    return "n/a" if x is None or x != x else f"{x:+.{digits}f}"
+
+
+def diagnostics_lines(r: Scored) -> list[str]:
+    """The chirp, step and agreement figures of one submission, as fixed-width text."""
+    diag = r.extra.get("diagnostics")
+    if not diag:
+        return []
+    lines = []
+    if diag["chirp"]:
+        first = next(iter(diag["chirp"].values()))["at"]
+        heads = [
+            f"{k}" if abs(p["frequency_cycles"] - p["requested"]) < 1e-9 else f"{k} (at {p['frequency_cycles']:.2f})"
+            for k, p in first.items()
+        ]
+        lines.append("chirp: gain / phase error (deg) against instantaneous frequency (cycles per 64 steps)")
+        lines.append(f"  {'family':<22}" + "".join(f"{h:>18}" for h in heads))
+        for fam, c in diag["chirp"].items():
+            cells = [f"{_num(p['gain'], 3)} / {_signed(p['phase_err_deg'], 1)}" for p in c["at"].values()]
+            lines.append(f"  {fam:<22}" + "".join(f"{cell:>18}" for cell in cells))
+    if diag["step"]:
+        names = ("pre_error", "steady_state_error", "overshoot", "rise_time", "settling_time", "delay")
+        lines.append("step response (normalised by the truth's jump; times in steps after the switch)")
+        lines.append(f"  {'family':<22}" + "".join(f"{n:>19}" for n in names))
+        for fam, s in diag["step"].items():
+            lines.append(
+                f"  {fam:<22}"
+                + "".join(f"{_signed(s[n], 4) if n.endswith('error') else _num(s[n], 2):>19}" for n in names)
+            )
+    if diag["agreement"]:
+        lines.append("agreement (0 for a model that behaves as one linear time-invariant system):")
+        for fam, a in diag["agreement"].items():
+            parts = []
+            for name, value in a.items():
+                if isinstance(value, dict):
+                    parts.append(
+                        f"{name} gain {_signed(value['gain'], 3)}, phase {_signed(value['phase_err_deg'], 1)} deg"
+                    )
+                else:
+                    parts.append(f"{name} {_signed(value, 3)}")
+            lines.append(f"  {fam}: " + "; ".join(parts))
+    return lines
 
 
 def compliance_note(r: Scored) -> str | None:
@@ -180,6 +235,10 @@ def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -
             ["family", *FAMILY_SCORE_FIELDS],
             [[fam, *(_num(s[k]) for k in FAMILY_SCORE_FIELDS)] for fam, s in r.families.items()],
         )
+        extra_lines = diagnostics_lines(r)
+        if extra_lines:
+            lines += ["", 'Chirp and step measurements (`chirp.csv`, `step.csv`; README, "Chirp and step"):', ""]
+            lines += ["```text", *extra_lines, "```"]
         lines += ["", "Per frequency (mean over sweeps):", ""]
         lines += _table(
             ["family", "frequency", "gain", "phase error (deg)", "R2", "res ACF1", "H2/H1", "compliance", "sweeps"],
@@ -200,7 +259,10 @@ def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -
         )
         lines.append("")
     if plots:
-        lines += [f"![Bode plot]({PLOT_FILE})", ""]
+        for name, caption in figure_files(
+            any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
+        ):
+            lines += [f"![{caption}]({name})", ""]
     lines += ["Gain 1 and phase error 0 are ideal; a negative phase error is a lag.", ""]
     return "\n".join(lines)
 
@@ -210,6 +272,10 @@ def _write_one(r: Scored, folder: Path) -> None:
     (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2, allow_nan=False) + "\n")
     r.sweeps.to_csv(folder / SWEEPS_FILE, index=False)
     r.summary.to_csv(folder / SUMMARY_FILE, index=False)
+    if len(r.chirp):
+        r.chirp.to_csv(folder / CHIRP_FILE, index=False)
+    if len(r.step):
+        r.step.to_csv(folder / STEP_FILE, index=False)
 
 
 def write_report(

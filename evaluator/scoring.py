@@ -21,6 +21,7 @@ from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
 
 from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, frequency_summary, overall
+from .diagnostics import diagnostics, transient_tables
 from .metrics import SWEEP_METRICS, sweep_metrics
 from .uncertainty import intervals, wilson_interval
 
@@ -43,6 +44,12 @@ class Scored:
     provenance: dict[str, Any] = field(default_factory=dict)
     #: Per row in scope: whether the answer equals the truth truncated to six decimals.
     correct: dict[RowKey, bool] = field(default_factory=dict, repr=False)
+    #: chirp.csv: every window of every chirp sweep answered (see `transients`).
+    chirp: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    #: step.csv: every step sweep answered.
+    step: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    #: Per family: the mean normalised step response, from 4 steps before the switch.
+    step_curves: dict[str, list[float]] = field(default_factory=dict, repr=False)
 
     def scores_json(self) -> dict[str, Any]:
         """The `scores.json` document."""
@@ -70,15 +77,33 @@ def scored_sweeps(preset: str) -> frozenset[SweepKey]:
     """The sinusoid sweeps a preset scores, over every family of the layout (ALL: every sinusoid sweep)."""
     if preset.upper() == ALL_PRESET:
         return frozenset(s for f in layout().families for s in canonical_sweeps(f) if s.signal_type == SINUSOID)
-    return preset_sweep_keys(layout().preset(preset).name)
+    return preset_sweep_keys(layout().preset_name(preset))
 
 
-def detect_preset(sweeps: set[SweepKey]) -> str:
-    """The name of the preset whose sweeps (over every family) are exactly `sweeps`, else `custom`."""
+def detect_preset(sweeps: set[SweepKey], transient: frozenset[SweepKey] | set[SweepKey] = frozenset()) -> str:
+    """The name of the preset whose sweeps (over every family) are exactly `sweeps`, else `custom`.
+
+    A file with no sinusoid rows is named by its chirp and step sweeps (a transient preset).
+    """
+    if not sweeps:
+        names = [n for n in layout().transient_presets if preset_sweep_keys(n) == transient]
+        return names[0] if names else CUSTOM
     for name in [*layout().presets, ALL_PRESET]:
         if scored_sweeps(name) == sweeps:
             return name
     return CUSTOM
+
+
+def transient_scope(preset: str, families: set[str]) -> set[SweepKey]:
+    """The chirp and step sweeps a preset asks for (ALL: every one), in the given families."""
+    lay = layout()
+    if preset == ALL_PRESET:
+        wanted: set[SweepKey] = {s for f in lay.families for s in canonical_sweeps(f)}
+    elif preset in lay.transient_presets:
+        wanted = set(preset_sweep_keys(preset))
+    else:
+        return set()
+    return {s for s in wanted if s.signal_type != SINUSOID and s.family in families}
 
 
 def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
@@ -155,13 +180,16 @@ def score(
     T = lay.time_steps
     sinusoid = [p for p in predictions if p.key.signal_type == SINUSOID]
     answers: dict[RowKey, float] = {p.key: answer_value(p, parser) for p in sinusoid}
+    transient = {p.key: answer_value(p, parser) for p in predictions if p.key.signal_type != SINUSOID}
     answered_families = {k.family for k in answers}
     touched = {k.sweep for k in answers}
+    transient_sweeps = {k.sweep for k in transient}
     if preset:
-        preset_name = lay.preset(preset).name if preset.upper() != ALL_PRESET else ALL_PRESET
+        preset_name = lay.preset_name(preset) if preset.upper() != ALL_PRESET else ALL_PRESET
         in_scope = {s for s in scored_sweeps(preset_name) if s.family in answered_families}
+        transient_sweeps |= transient_scope(preset_name, answered_families | {k.family for k in transient})
     else:
-        in_scope, preset_name = touched, detect_preset(touched)
+        in_scope, preset_name = touched, detect_preset(touched, transient_sweeps)
 
     # Plain Python columns: per-row lookups are much faster than on Arrow-backed pandas.
     ref = reference.table.select([*lay.key, "ground_truth"]).to_pydict()
@@ -197,8 +225,14 @@ def score(
         "wilson_95": wilson_interval(int(hits.sum()), len(rows)),
     }
     extra: dict[str, Any] = {}
-    if resamples > 0:
+    if resamples > 0 and n_sweeps:
         extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
+    chirp, step, step_curves = transient_tables(reference, transient, transient_sweeps)
+    if transient_sweeps:
+        extra["diagnostics"] = diagnostics(chirp, step, summary)
+    total = overall(fam, lay.families)
+    if not n_sweeps:
+        total["note"] = "no sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only"
     return Scored(
         label=label,
         model=model,
@@ -206,11 +240,11 @@ def score(
         sweeps=sweeps,
         summary=summary,
         families=fam,
-        overall=overall(fam, lay.families),
+        overall=total,
         extra={
             "num_sweeps": n_sweeps,
             "num_answers": int(np.isfinite(y).sum()),
-            "coverage": preset_coverage(touched),
+            "coverage": preset_coverage(touched) if touched else None,
             "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
             "non_compliant": non_compliance([p for p in sinusoid if p.key.sweep in in_scope], answers, parser),
             "accuracy": accuracy,
@@ -218,4 +252,7 @@ def score(
         },
         provenance=provenance(reference, config, preset_name, parser),
         correct=correct,
+        chirp=chirp,
+        step=step,
+        step_curves=step_curves,
     )

@@ -133,7 +133,7 @@ def coverage(keys: set[RowKey]) -> dict[str, Any]:
         per_family[key.family] += 1
     families = {fam: {"rows": per_family.get(fam, 0), "of": lay.rows_per_family} for fam in lay.families}
     presets = {}
-    for name in lay.presets:
+    for name in [*lay.presets, *lay.transient_presets]:
         wanted = preset_keys(name)
         have = Counter(k.family for k in wanted & keys)
         need = _preset_rows_per_family(name)

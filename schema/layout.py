@@ -44,6 +44,15 @@ class Preset:
 
 
 @dataclass(frozen=True)
+class TransientPreset:
+    """Every chirp and/or step sweep of some questions: what the transient measurements need."""
+
+    name: str
+    signal_types: tuple[str, ...]
+    question_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Layout:
     """The facts of `layout.json`, typed."""
 
@@ -63,6 +72,8 @@ class Layout:
     step_amplitudes: tuple[float, ...]
     step_switch: int
     presets: dict[str, Preset]
+    #: Presets of chirp and step sweeps (not the paper's; see the README).
+    transient_presets: dict[str, TransientPreset]
     preset_base_keys_per_family: int
     preset_default_phase_deg: float
     answer_start: str
@@ -114,6 +125,14 @@ class Layout:
             raise UnknownNameError(unknown_name_message("preset", name, list(self.presets)))
         return self.presets[key]
 
+    def preset_name(self, name: str) -> str:
+        """The canonical name of a paper or transient preset (any case); an unknown name is an error."""
+        key = name.upper()
+        if key not in self.presets and key not in self.transient_presets:
+            known = [*self.presets, *self.transient_presets]
+            raise UnknownNameError(unknown_name_message("preset", name, known))
+        return key
+
     def preset_base_keys(self) -> tuple[tuple[int, float], ...]:
         """The K (question_id, amplitude_scale) pairs every preset uses: the first K in sorted order."""
         pairs = sorted((q, s) for q in self.question_ids for s in self.sinusoid_amplitudes)
@@ -121,6 +140,11 @@ class Layout:
 
     def preset_grid(self, name: str) -> tuple[tuple[int, Sweep], ...]:
         """(question_id, sweep) pairs of a preset, the same for every family."""
+        if name.upper() in self.transient_presets:
+            transient = self.transient_presets[name.upper()]
+            return tuple(
+                (q, s) for q in transient.question_ids for s in self.sweeps() if s.signal_type in transient.signal_types
+            )
         preset = self.preset(name)
         out = []
         for q, s in self.preset_base_keys():
@@ -164,6 +188,10 @@ def layout() -> Layout:
         presets={
             name: Preset(name, tuple(p["frequencies"]), tuple(p["tri_phase_frequencies"]))
             for name, p in raw["presets"].items()
+        },
+        transient_presets={
+            name: TransientPreset(name, tuple(p["signal_types"]), tuple(p["question_ids"]))
+            for name, p in raw.get("transient_presets", {}).items()
         },
         preset_base_keys_per_family=raw["preset_base_keys_per_family"],
         preset_default_phase_deg=float(raw["preset_default_phase_deg"]),

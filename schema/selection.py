@@ -15,7 +15,7 @@ from .layout import layout
 
 #: Every row of the chosen families, chirp and step included.
 ALL_PRESET = "ALL"
-PRESET_CHOICES = (*layout().presets, ALL_PRESET)
+PRESET_CHOICES = (*layout().presets, *layout().transient_presets, ALL_PRESET)
 KEY_FIELDS = list(layout().key)
 
 
@@ -24,7 +24,7 @@ def select_rows(table: pa.Table, preset: str) -> list[dict[str, Any]]:
     rows = table.to_pylist()
     if preset.upper() == ALL_PRESET:
         return rows
-    wanted = preset_keys(layout().preset(preset).name)
+    wanted = preset_keys(layout().preset_name(preset))
     return [r for r in rows if row_key(r) in wanted]
 
 

@@ -16,7 +16,7 @@ from mathbode.core.atomic import write_jsonl
 from mathbode.core.version import __version__
 from mathbode.schema import layout
 from mathbode.schema.compiled import load_schema
-from mathbode.schema.selection import select_rows
+from mathbode.schema.selection import PRESET_CHOICES, select_rows
 
 from .conftest import REPO
 
@@ -77,8 +77,9 @@ def test_the_readme_synopsis_names_every_option_and_presets_as_help_shows_them(s
             )
     help_text = CliRunner().invoke(mathbode, [sub, "--help"]).output
     if "--preset" in help_text:
-        assert "[SMOKE|MVP|MVP_PLUS|FULL|ALL]" in help_text
-        assert "SMOKE|MVP|MVP_PLUS|FULL|ALL" in readme
+        names = "|".join(PRESET_CHOICES)
+        assert names == "SMOKE|MVP|MVP_PLUS|FULL|CHIRP_STEP|ALL"
+        assert f"[{names}]" in help_text and names in readme
 
 
 @pytest.fixture(scope="module")

@@ -131,9 +131,16 @@ def test_report_files_exist_and_agree(baseline_result, tmp_path):
     out = write_report([baseline_result], tmp_path / "rep")
     assert sorted(p.name for p in out.iterdir()) == [
         "bode.png",
+        "chirp.csv",
+        "chirp.png",
+        "compliance.png",
+        "fit_quality.png",
         "frequency_summary.csv",
+        "midband_summary.png",
         "report.md",
         "scores.json",
+        "step.csv",
+        "step.png",
         "sweeps.csv",
     ]
     scores = json.loads((out / "scores.json").read_text())

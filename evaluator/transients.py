@@ -1,0 +1,146 @@
+"""Chirp and step measurements: a swept-sine Bode curve, a step response, and their agreement.
+
+Pure numpy. The paper drives its questions with sinusoids only and names chirps and steps as
+future work, to tell memory (lag) apart from static nonlinearity; these measurements do that.
+
+Chirp: the drive's phase theta(t) is known exactly (logarithmic sweep from f0 to f1 cycles per
+T steps, reaching f1 at the last step; the formula is the builder's). In a window of
+CHIRP_WINDOW steps around each centre, y = c + a sin(theta) + b cos(theta) is fitted by least
+squares to the truth and to the model; gain and phase error are read against the instantaneous
+frequency at the window's centre. Why 16 steps: the fit needs several points per unknown
+(3 unknowns, at least 12 compliant answers), and the sweep's frequency doubles every 15.75
+steps, so a 16-step window spans one octave: the curve is resolved to about an octave, and
+its centres run from step 8 to step 55, i.e. from 1.42 to 11.2 cycles, so the octave points
+1 and 16 are read at the nearest centres (1.42 and 11.2) and said so.
+
+Step: the drive jumps at `switch` from its low to its high value. The model's answers are
+normalised by the truth's jump: r_t = (y_t - y_pre) / (truth_post - truth_pre), with y_pre the
+model's settled pre-step level (the mean of its answers over the 16 steps before the switch).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Steps per chirp window (see the module text).
+CHIRP_WINDOW = 16
+#: Compliant answers a window needs.
+CHIRP_MIN_POINTS = 12
+#: The octave points the curve is reported at (cycles per T steps).
+OCTAVES = (1.0, 2.0, 4.0, 8.0, 16.0)
+#: Steps before the switch that make the settled pre-step level, and after it the final level.
+SETTLE = 16
+RISE_LEVEL, DELAY_LEVEL, SETTLE_BAND = 0.9, 0.5, 0.05
+
+
+def chirp_phase(time_steps: int, start_cycles: float, end_cycles: float) -> np.ndarray:
+    """theta(t) in radians, t = 0..T-1: 2 pi f0 (T-1) / (T ln k) (k^(t/(T-1)) - 1), k = f1 / f0."""
+    k = end_cycles / start_cycles
+    span = time_steps - 1
+    t = np.arange(time_steps, dtype=float)
+    return 2 * math.pi * start_cycles * span / (time_steps * math.log(k)) * (k ** (t / span) - 1)
+
+
+def chirp_frequency(time_steps: int, start_cycles: float, end_cycles: float, t: np.ndarray | float) -> np.ndarray:
+    """Instantaneous frequency (cycles per T steps) at (possibly fractional) step t."""
+    return start_cycles * (end_cycles / start_cycles) ** (np.asarray(t, dtype=float) / (time_steps - 1))
+
+
+def _local_fit(y: np.ndarray, theta: np.ndarray) -> tuple[float, float]:
+    """(amplitude, phase) of y ~ c + a sin(theta) + b cos(theta) on the finite points; NaN when too few."""
+    finite = np.isfinite(y)
+    if finite.sum() < CHIRP_MIN_POINTS:
+        return math.nan, math.nan
+    design = np.column_stack([np.ones(finite.sum()), np.sin(theta[finite]), np.cos(theta[finite])])
+    coef, *_ = np.linalg.lstsq(design, y[finite], rcond=None)
+    return math.hypot(coef[1], coef[2]), math.atan2(coef[2], coef[1])
+
+
+def chirp_curve(truth: np.ndarray, model: np.ndarray, start_cycles: float, end_cycles: float) -> list[dict[str, float]]:
+    """Gain and phase error against instantaneous frequency, one row per window centre."""
+    steps = len(truth)
+    theta = chirp_phase(steps, start_cycles, end_cycles)
+    rows = []
+    for first in range(steps - CHIRP_WINDOW + 1):
+        window = slice(first, first + CHIRP_WINDOW)
+        centre = first + (CHIRP_WINDOW - 1) / 2
+        amp_t, ph_t = _local_fit(truth[window], theta[window])
+        amp_m, ph_m = _local_fit(model[window], theta[window])
+        gain = amp_m / amp_t if amp_t > 0 else math.nan
+        phase = math.degrees((ph_m - ph_t + math.pi) % (2 * math.pi) - math.pi) if amp_t > 0 else math.nan
+        rows.append(
+            {
+                "centre_step": centre,
+                "frequency_cycles": float(chirp_frequency(steps, start_cycles, end_cycles, centre)),
+                "gain": gain,
+                "phase_err_deg": phase,
+                "compliance": float(np.isfinite(model[window]).mean()),
+            }
+        )
+    return rows
+
+
+def curve_at(curve: list[dict[str, float]], frequency: float) -> dict[str, float]:
+    """The curve at `frequency`: interpolated in log frequency between centres, else the nearest end."""
+    freqs = np.array([r["frequency_cycles"] for r in curve])
+    out: dict[str, float] = {"requested": frequency}
+    if frequency <= freqs[0] or frequency >= freqs[-1]:
+        nearest = curve[0] if frequency <= freqs[0] else curve[-1]
+        out.update(
+            frequency_cycles=nearest["frequency_cycles"], gain=nearest["gain"], phase_err_deg=nearest["phase_err_deg"]
+        )
+        return out
+    x = math.log(frequency)
+    logs = np.log(freqs)
+    out["frequency_cycles"] = frequency
+    for name in ("gain", "phase_err_deg"):
+        out[name] = float(np.interp(x, logs, [r[name] for r in curve]))
+    return out
+
+
+def normalised_step(truth: np.ndarray, model: np.ndarray, switch: int, before: int = 4) -> np.ndarray:
+    """r_t for t from `before` steps ahead of the switch to the end (NaN where not defined)."""
+    pre = model[max(0, switch - SETTLE) : switch]
+    jump = float(np.mean(truth[switch:])) - float(np.mean(truth[:switch]))
+    if not np.isfinite(pre).any() or jump == 0:
+        return np.full(len(truth) - switch + before, math.nan)
+    return (model[switch - before :] - float(np.nanmean(pre))) / jump
+
+
+def step_response(truth: np.ndarray, model: np.ndarray, switch: int) -> dict[str, float]:
+    """The numbers a control engineer reads off a step response (definitions in the README).
+
+    pre_error: (y_pre - truth_pre) / jump; steady_state_error: mean r over the last SETTLE steps
+    minus 1; overshoot: max(r after the switch) - 1, at least 0; rise_time: steps after the
+    switch until r first reaches 0.9; settling_time: steps after the switch from which |r - 1|
+    stays within 0.05; delay: steps after the switch until r first reaches 0.5.
+    """
+    out = dict.fromkeys(
+        ("pre_error", "steady_state_error", "overshoot", "rise_time", "settling_time", "delay"), math.nan
+    )
+    pre = model[max(0, switch - SETTLE) : switch]
+    truth_pre, truth_post = float(np.mean(truth[:switch])), float(np.mean(truth[switch:]))
+    jump = truth_post - truth_pre
+    out["compliance"] = float(np.isfinite(model).mean())
+    if not np.isfinite(pre).any() or jump == 0:
+        return out
+    y_pre = float(np.nanmean(pre))
+    r = (model[switch:] - y_pre) / jump
+    out["pre_error"] = (y_pre - truth_pre) / jump
+    tail = r[-SETTLE:]
+    if np.isfinite(tail).any():
+        out["steady_state_error"] = float(np.nanmean(tail)) - 1
+    if np.isfinite(r).any():
+        out["overshoot"] = max(0.0, float(np.nanmax(r)) - 1)
+    for name, level in (("rise_time", RISE_LEVEL), ("delay", DELAY_LEVEL)):
+        reached = np.flatnonzero(np.nan_to_num(r, nan=-np.inf) >= level)
+        if reached.size:
+            out[name] = float(reached[0])
+    outside = np.flatnonzero(~(np.abs(r - 1) <= SETTLE_BAND))  # NaN answers count as outside
+    if outside.size == 0:
+        out["settling_time"] = 0.0
+    elif outside[-1] < len(r) - 1:
+        out["settling_time"] = float(outside[-1] + 1)
+    return out
