@@ -97,9 +97,11 @@ def check_content(
     return canonical and len(tables) > 0
 
 
-def verdict(canonical: bool, hashes: dict[str, str]) -> str:
+def verdict(canonical: bool, hashes: dict[str, str], valid: bool = True) -> str:
     """The one line a leaderboard keeper reads: canonical release or not."""
     everything = list(layout().families)
+    if canonical and not valid:
+        return "NOT a canonical release: its rows are the canonical content, but the release fails the checks above"
     if canonical and list(hashes) == everything:
         return f"canonical release: MathBode, content {release_content_hash()}"
     if canonical:

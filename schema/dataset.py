@@ -251,8 +251,8 @@ def _check_one_file(table: pa.Table, report: Report, name: str, truth: TruthRows
         family = next(iter(found))
         hashes = {family: content_hash(table)}
         canonical = check_content({family: (name, table)}, hashes, report, truth)
-        report.summary["canonical"] = canonical
-        report.summary["text"] = [verdict(canonical, hashes)]
+        report.summary["canonical"] = canonical and report.valid
+        report.summary["text"] = [verdict(canonical, hashes, report.valid)]
 
 
 def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary: Path | None = None) -> Report:
@@ -329,6 +329,9 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
     if missing:
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))
     report.summary["rows"] = dict(rows)
-    report.summary["canonical"] = canonical
-    report.summary["text"] = [f"rows: {sum(rows.values()):,} in {len(rows)} families", verdict(canonical, hashes)]
+    report.summary["canonical"] = canonical and report.valid
+    report.summary["text"] = [
+        f"rows: {sum(rows.values()):,} in {len(rows)} families",
+        verdict(canonical, hashes, report.valid),
+    ]
     return report

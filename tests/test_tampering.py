@@ -327,3 +327,19 @@ def test_the_swap_is_one_step_where_the_system_has_it(tmp_path, monkeypatch):
     if sys.platform.startswith("linux"):
         assert seen == []  # renameat2(RENAME_EXCHANGE): no moment without a folder at `out`
     assert (out / "MARK").read_text() == "new"
+
+
+def test_a_manifest_pointing_a_family_at_another_familys_file_is_refused(release, tmp_path):
+    manifest = json.loads((release / "MANIFEST.json").read_text())
+    manifest["families"][FAMILY]["files"] = ["data/ratio_saturation.parquet"]
+    (release / "MANIFEST.json").write_text(json.dumps(manifest))
+    result = _validate(release)
+    assert result.exit_code == 1
+    assert "error (manifest) field 'family': expected rows of linear_solve only" in result.output
+    assert "NOT a canonical release: its rows are the canonical content, but the release fails" in result.output
+    sub = tmp_path / "one.jsonl"
+    row = pq.read_table(COMMITTED_DIST / REL).slice(0, 1).to_pylist()[0]
+    keys = ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")
+    sub.write_text(json.dumps({**{k: row[k] for k in keys}, "prediction": 1.0}) + "\n")
+    scored = CliRunner().invoke(score_cli, [str(sub), "--reference", str(release), "--out", str(tmp_path / "r")])
+    assert scored.exit_code == 1 and "is not a valid release" in scored.output
