@@ -93,7 +93,8 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
     if len(results) == 1:
         r = results[0]
         lines.append("")
-        lines.append(f"{'family':<22}  MB-Core  MB-Plus  cal.Core  cal.Plus  |G-1| mid  |phase| mid  compliance")
+        if r.families:
+            lines.append(f"{'family':<22}  MB-Core  MB-Plus  cal.Core  cal.Plus  |G-1| mid  |phase| mid  compliance")
         for fam, s in r.families.items():
             calibrated = f"{_fmt(s['mb_core_calibrated']):>8}  {_fmt(s['mb_plus_calibrated']):>8}"
             lines.append(

@@ -15,7 +15,7 @@ import pandas as pd
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
 from mathbode.schema.layout import SINUSOID, layout
-from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate
+from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate, truncate_array
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
@@ -198,7 +198,7 @@ def score(
         for key, truth in zip(
             map(RowKey._make, zip(*(ref[c] for c in lay.key), strict=True)), ref["ground_truth"], strict=True
         )
-        if key.signal_type == SINUSOID and key.sweep in in_scope
+        if key.signal_type == SINUSOID and key[:-1] in in_scope  # key[:-1] == key.sweep, without building one
     ]
     # Canonical sweep order (families in layout order), each sweep's steps in time order.
     rank = {f: n for n, f in enumerate(lay.families)}
@@ -215,7 +215,7 @@ def score(
     summary = frequency_summary(sweeps)
     fam = family_scores(summary, config)
     # Correct = the answer is the truth truncated to six decimals (missing answers are not).
-    exact = np.array([truncate(t) for t in truth.tolist()], dtype=float)
+    exact = truncate_array(truth)
     hits = y == exact
     correct = dict(zip((key for key, _ in rows), hits.tolist(), strict=True))
     accuracy = {
@@ -246,7 +246,7 @@ def score(
             "num_answers": int(np.isfinite(y).sum()),
             "coverage": preset_coverage(touched) if touched else None,
             "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
-            "non_compliant": non_compliance([p for p in sinusoid if p.key.sweep in in_scope], answers, parser),
+            "non_compliant": non_compliance([p for p in sinusoid if p.key[:-1] in in_scope], answers, parser),
             "accuracy": accuracy,
             **extra,
         },

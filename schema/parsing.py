@@ -15,6 +15,8 @@ import re
 from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
 from typing import Callable, NamedTuple
 
+import numpy as np
+
 from .layout import layout
 
 _FORMAT = layout()
@@ -62,6 +64,23 @@ def truncate(value: Decimal | float) -> float:
     context = Context(prec=max(28, len(value.as_tuple().digits), value.adjusted() + 1) + DECIMALS + 2)
     out = float(value.quantize(_QUANTUM, rounding=ROUND_DOWN, context=context))
     return out if math.isfinite(out) else math.nan
+
+
+def truncate_array(values: np.ndarray) -> np.ndarray:
+    """`truncate` of every value, vectorised: exact, the same floats as the scalar function.
+
+    trunc(x * 10^6) / 10^6 in floating point is exact except where x * 10^6 lies within a few
+    units in the last place of an integer (the product's rounding can cross it) or beyond 2^52;
+    those few values go through the exact decimal path.
+    """
+    values = np.asarray(values, dtype=float)
+    scaled = values * 10.0**DECIMALS
+    out = np.trunc(scaled) / 10.0**DECIMALS
+    doubtful = ~np.isfinite(scaled) | (np.abs(scaled) >= 2.0**52)
+    doubtful |= np.abs(scaled - np.round(scaled)) <= 8 * np.spacing(np.abs(scaled))
+    for i in np.flatnonzero(doubtful):
+        out[i] = truncate(float(values[i]))
+    return out
 
 
 def parse_response(response: str | None) -> float:

@@ -80,3 +80,21 @@ def test_none_and_empty_are_non_compliant():
 def test_prediction_numbers_are_truncated_too(value, expected):
     got = truncate(value)
     assert math.isnan(got) if expected is None else got == expected
+
+
+def test_the_vectorised_truncation_equals_the_exact_one():
+    import numpy as np
+
+    from mathbode.schema.parsing import truncate_array
+
+    rng = np.random.default_rng(0)
+    values = np.concatenate(
+        [
+            np.round(rng.uniform(-1e4, 1e4, 5000), 6),  # exactly six decimals: the doubtful products
+            rng.uniform(-1e3, 1e3, 5000),
+            [0.0, -0.0, 1e-7, -1e-7, 0.1 + 0.2, 2.675, 1e20, -1e300, 1e16 + 1, 7.7419359, -1.9999999],
+        ]
+    )
+    expected = np.array([truncate(float(v)) for v in values])
+    got = truncate_array(values)
+    assert np.array_equal(got, expected) and np.array_equal(np.signbit(got), np.signbit(expected))
