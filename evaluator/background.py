@@ -20,10 +20,12 @@ from .files import PLOT_FILE
 from .scoring import Scored
 
 
-def draw_here(results: list[Scored], out: Path) -> Path:
-    from .plots import bode_plot  # matplotlib loads only when a plot is drawn
+def draw_here(results: list[Scored], out: Path, share: str = "all") -> Path:
+    """Draw the figures in this process: all of them, or the share the worker does not draw."""
+    from .plots import PLOT_FILE_NAMES, WORKER_SHARE, bode_plot  # matplotlib loads only when a plot is drawn
 
-    return bode_plot(results, out)
+    only = None if share == "all" else tuple(n for n in PLOT_FILE_NAMES if n not in WORKER_SHARE)
+    return bode_plot(results, out, only)
 
 
 class BackgroundPlotter:
@@ -58,6 +60,7 @@ class BackgroundPlotter:
 
         def wait() -> Path:
             if worker is not None and sent:
+                draw_here(results, out, share="rest")  # on this core, while the worker draws its share
                 try:
                     worker.wait(timeout=120)
                 except subprocess.TimeoutExpired:

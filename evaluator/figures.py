@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 
 from .files import CHIRP_PLOT, COMPLIANCE_PLOT, DIAGNOSTICS_PLOT, MIDBAND_PLOT, STEP_PLOT
 from .scoring import Scored
@@ -56,6 +57,7 @@ def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[st
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
         ax.tick_params(labelsize=7, labelleft=True)
+        ax.yaxis.set_major_locator(MaxNLocator(5))  # few ticks: making them is most of the drawing time
     handles, labels = axes[0][0].get_legend_handles_labels()
     if labels:
         fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False, fontsize=8)
@@ -143,17 +145,24 @@ def midband_table(results: list[Scored]) -> Figure:
 
 def chirp_figure(results: list[Scored]) -> Figure:
     """Chirp gain and phase error against instantaneous frequency, with the sinusoid points over them."""
-    from .diagnostics import family_curve
-
     families = [f for f in _families_with(results, "chirp")]
     frequencies = [1.0, 2.0, 4.0, 8.0, 16.0]
     fig, axes = _grid(2, max(1, len(families)), "Swept sine (chirp) against the sinusoid points")
+    # One mean over sweeps per (family, window centre), for each submission at once.
+    means = [
+        r.chirp.groupby(["family", "centre_step"])[["frequency_cycles", "gain", "phase_err_deg"]].mean()
+        if len(r.chirp)
+        else None
+        for r in results
+    ]
     for col, family in enumerate(families):
-        for r in results:
-            curve = family_curve(r.chirp, family) if len(r.chirp) else []
-            freq = [p["frequency_cycles"] for p in curve]
-            (line,) = axes[0][col].plot(freq, [p["gain"] for p in curve], label=f"{r.label} (chirp)")
-            axes[1][col].plot(freq, [p["phase_err_deg"] for p in curve], color=line.get_color())
+        for r, mean in zip(results, means, strict=True):
+            curve = mean.loc[family] if mean is not None and family in mean.index.get_level_values(0) else None
+            if curve is None:
+                continue
+            freq = curve["frequency_cycles"].to_numpy()
+            (line,) = axes[0][col].plot(freq, curve["gain"].to_numpy(), label=f"{r.label} (chirp)")
+            axes[1][col].plot(freq, curve["phase_err_deg"].to_numpy(), color=line.get_color())
             points = r.summary[r.summary["family"] == family]
             if len(points):
                 axes[0][col].plot(points["frequency_cycles"], points["gain"], "o", color=line.get_color(), markersize=4)
@@ -187,18 +196,22 @@ def _families_with(results: list[Scored], kind: str) -> list[str]:
     return list(dict.fromkeys(f for r in results if len(table(r)) for f in table(r)["family"]))
 
 
-def draw_figures(results: list[Scored], out: Path, switch: int, steps: int) -> list[Path]:
-    """Every figure besides the Bode plot that has something to show; returns the files written."""
-    figures = []
+def draw_figures(
+    results: list[Scored], out: Path, switch: int, steps: int, only: tuple[str, ...] | None = None
+) -> list[Path]:
+    """Every figure besides the Bode plot that has something to show (`only`: just these files)."""
+    makers: list[tuple[str, Callable[[], Figure]]] = []
     if any(len(r.summary) for r in results):
-        figures += [(DIAGNOSTICS_PLOT, paper_figures(results)), (COMPLIANCE_PLOT, compliance_figure(results))]
-        figures.append((MIDBAND_PLOT, midband_table(results)))
+        makers.append((DIAGNOSTICS_PLOT, lambda: paper_figures(results)))
+        makers.append((COMPLIANCE_PLOT, lambda: compliance_figure(results)))
+        makers.append((MIDBAND_PLOT, lambda: midband_table(results)))
     if _families_with(results, "chirp"):
-        figures.append((CHIRP_PLOT, chirp_figure(results)))
+        makers.append((CHIRP_PLOT, lambda: chirp_figure(results)))
     if _families_with(results, "step"):
-        figures.append((STEP_PLOT, step_figure(results, switch, steps)))
+        makers.append((STEP_PLOT, lambda: step_figure(results, switch, steps)))
     written = []
-    for name, fig in figures:
-        fig.savefig(out / name, dpi=90, metadata={"Software": None})
-        written.append(out / name)
+    for name, make in makers:
+        if only is None or name in only:
+            make().savefig(out / name, dpi=90, metadata={"Software": None})
+            written.append(out / name)
     return written

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pickle
 import sys
 
-from .plots import bode_plot
+from .plots import WORKER_SHARE, bode_plot
 
 
 def main() -> None:
     results, out = pickle.load(sys.stdin.buffer)
-    bode_plot(results, out)
+    bode_plot(results, out, WORKER_SHARE)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from mathbode.schema.layout import layout
 
-from .files import PLOT_FILE
+from .files import CHIRP_PLOT, COMPLIANCE_PLOT, DIAGNOSTICS_PLOT, MIDBAND_PLOT, PLOT_FILE, STEP_PLOT
 from .scoring import Scored
 
 # (metric, axis label, ideal value, least half-span shown around the ideal so that numerical
@@ -90,13 +90,19 @@ def bode_figure(results: list[Scored]) -> Figure:
     return fig
 
 
-def bode_plot(results: list[Scored], out: Path) -> Path:
-    """Write `bode.png` into `out`, then the report's other figures (`figures.draw_figures`)."""
+#: Every figure file a report may have.
+PLOT_FILE_NAMES = (PLOT_FILE, DIAGNOSTICS_PLOT, COMPLIANCE_PLOT, MIDBAND_PLOT, CHIRP_PLOT, STEP_PLOT)
+#: The figures drawn by the background worker; the caller draws the rest meanwhile (2 cores).
+WORKER_SHARE = (PLOT_FILE, STEP_PLOT, COMPLIANCE_PLOT, MIDBAND_PLOT)
+
+
+def bode_plot(results: list[Scored], out: Path, only: tuple[str, ...] | None = None) -> Path:
+    """Write `bode.png` and the report's other figures into `out` (`only`: just these files)."""
     from .figures import draw_figures
 
     path = out / PLOT_FILE
-    if any(len(r.summary) for r in results):
+    if any(len(r.summary) for r in results) and (only is None or PLOT_FILE in only):
         bode_figure(results).savefig(path, dpi=90, metadata={"Software": None})
     lay = layout()
-    draw_figures(results, out, lay.step_switch, lay.time_steps)
+    draw_figures(results, out, lay.step_switch, lay.time_steps, only)
     return path
