@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from mathbode.builder.oracle import true_rows
 from mathbode.builder.release import family_release
 from mathbode.hub import publish
 
 from .common import CONTEXT, exit_on_error, version_option
+from .reference import builder_truth
 
 
 def _endpoint() -> str:
@@ -53,7 +53,7 @@ def main(
     `load_dataset(REPO_ID, "all")` everything.
     """
     endpoint = _endpoint()
-    plans = [publish.plan_release(dist, repo_id, truth=true_rows)]
+    plans = [publish.plan_release(dist, repo_id, truth=builder_truth)]
     with tempfile.TemporaryDirectory(prefix="mathbode-push-") as tmp:
         if family_prefix:
             publish.check_repo_id(f"{family_prefix}-x")
@@ -61,7 +61,7 @@ def main(
                 family_repo = f"{family_prefix}-{family}"
                 folder = family_release(dist, family, family_repo, plans[0].repo_id, Path(tmp) / family)
                 label = f"{dist} ({family} only)"
-                plans.append(publish.plan_release(folder, family_repo, label=label, truth=true_rows))
+                plans.append(publish.plan_release(folder, family_repo, label=label, truth=builder_truth))
         if dry_run:
             click.echo("\n\n".join(publish.describe(p, endpoint, revision, create_pr, private) for p in plans))
             click.echo("\nDry run: nothing was sent.")

@@ -7,13 +7,13 @@ import sys
 
 import click
 
-from mathbode.builder.oracle import true_rows
 from mathbode.hub.fetch import fetch_release, is_hub_spec, snapshot_boundary
 from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.report import Report
 from mathbode.schema.validate import validate_path
 
 from .common import CONTEXT, exit_on_error, version_option
+from .reference import builder_truth
 
 
 @click.command(context_settings=CONTEXT)
@@ -50,8 +50,8 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int) -> None:
 def _validate(path: str) -> Report:
     """A local path, or `hub:ORG/NAME[@REV]`: a published release checked against its own manifest."""
     if not is_hub_spec(path):
-        return validate_path(path, true_rows)
+        return validate_path(path, builder_truth)
     folder = fetch_release(path)
-    report = validate_dataset(folder, true_rows, snapshot_boundary(folder))
+    report = validate_dataset(folder, builder_truth, snapshot_boundary(folder))
     report.path = path
     return report
