@@ -81,7 +81,7 @@ def main() -> None:
 
     cold = timed_build()
     warm = timed_build()
-    rows = cold.manifest["num_rows"]
+    rows = cold.manifest.num_rows
     generation = sum(warm.generation_seconds.values())
 
     print(
