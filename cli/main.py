@@ -1,26 +1,48 @@
-"""`mathbode`: one command with a subcommand per job; the `mathbode-*` commands are aliases of them."""
+"""`mathbode`: one command with a subcommand per job; the `mathbode-*` commands are aliases of them.
+
+Subcommands are imported when called, not when the group loads: `mathbode score` need not pay
+for the model client (`run`, about 2 s of imports) or the builder (`build`, `baseline`).
+"""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from . import baseline, build, prompts, push, run, score, validate
 from .common import CONTEXT, version_option
 
+#: Subcommand -> module of `mathbode.cli` whose `main` it is, in the order `--help` lists them.
+SUBCOMMANDS = {
+    "build": "build",
+    "validate": "validate",
+    "prompts": "prompts",
+    "run": "run",
+    "baseline": "baseline",
+    "score": "score",
+    "push": "push",
+}
 
-@click.group(context_settings=CONTEXT)
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = SUBCOMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        command = importlib.import_module(f"{__package__}.{module}").main
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @version_option
 def mathbode() -> None:
     """MathBode: frequency-response evaluation of language models' math reasoning.
 
     Typical order: build, validate, prompts (or run), score, push.
     """
-
-
-mathbode.add_command(build.main, "build")
-mathbode.add_command(validate.main, "validate")
-mathbode.add_command(prompts.main, "prompts")
-mathbode.add_command(run.main, "run")
-mathbode.add_command(baseline.main, "baseline")
-mathbode.add_command(score.main, "score")
-mathbode.add_command(push.main, "push")

@@ -6,7 +6,6 @@ from typing import Any, Callable
 
 import click
 
-from mathbode.builder.families import resolve_families
 from mathbode.core.errors import MathBodeError
 from mathbode.schema.selection import PRESET_CHOICES
 
@@ -48,6 +47,8 @@ def families_option() -> Decorator:
 
 
 def family_names(spec: str) -> list[str]:
+    from mathbode.builder.families import resolve_families  # the builder (sympy) loads only when asked
+
     try:
         return [f.name for f in resolve_families(spec)]
     except MathBodeError as err:

@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from mathbode.hub.fetch import fetch_release, is_hub_spec, snapshot_boundary
 from mathbode.schema.reference import Reference, release_reference
+from mathbode.schema.reference_cache import cached_reference
 
 
 def builder_truth(family: str) -> pa.Table:
@@ -22,6 +23,9 @@ def builder_truth(family: str) -> pa.Table:
 def resolve_reference(families: list[str], reference: str | None = None) -> Reference:
     """Canonical rows of `families`: the builder's own, a release folder, or `hub:ORG/NAME[@REV]`."""
     if not reference:
+        cached = cached_reference(families)  # each family's rows checked against its content hash
+        if cached is not None:
+            return cached
         from mathbode.builder.oracle import canonical_reference
 
         return canonical_reference(families)

@@ -17,15 +17,35 @@ import pyarrow.compute as pc
 _HASH = "sha256"
 
 
+def _length_prefixed(column: pa.Array) -> bytes:
+    """Each value as its 8-byte little-endian length and its UTF-8 bytes (null as ""), concatenated.
+
+    sha256 is a stream, so one update with this is the same digest as one update per piece;
+    built from the Arrow buffers with numpy rather than value by value.
+    """
+    if column.null_count or not pa.types.is_string(column.type):
+        pack = struct.Struct("<Q").pack
+        encoded = [(value or "").encode("utf-8") for value in column.to_pylist()]
+        return b"".join(piece for data in encoded for piece in (pack(len(data)), data))
+    n = len(column)
+    _, offsets_buffer, data_buffer = column.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=n + 1, offset=4 * column.offset).astype(np.int64)
+    lengths = np.diff(offsets)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else np.empty(0, np.uint8)
+    data = data[offsets[0] : offsets[-1]]
+    out = np.empty(8 * n + len(data), dtype=np.uint8)
+    starts = offsets[:-1] - offsets[0] + 8 * np.arange(n)
+    out[starts[:, None] + np.arange(8)] = lengths.astype("<u8").view(np.uint8).reshape(n, 8)
+    out[np.arange(len(data)) + 8 * (np.repeat(np.arange(n), lengths) + 1)] = data
+    return out.tobytes()
+
+
 def _feed_column(h: "hashlib._Hash", name: str, column: pa.ChunkedArray | pa.Array) -> None:
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     h.update(f"{name}:{column.type}:{len(column)}\n".encode())
     h.update(np.asarray(column.is_valid(), dtype=np.uint8).tobytes())
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        for value in column.to_pylist():
-            data = (value or "").encode("utf-8")
-            h.update(struct.pack("<Q", len(data)))
-            h.update(data)
+        h.update(_length_prefixed(column))
     else:
         # Nulls hash as 0 beside a validity byte, so a null and a 0 never collide.
         values = pc.fill_null(column, 0).to_numpy(zero_copy_only=False)

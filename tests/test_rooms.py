@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -68,7 +69,7 @@ def test_one_command_group_with_every_job():
 @pytest.mark.parametrize("sub", ["build", "validate", "prompts", "baseline", "score", "push", "run"])
 def test_the_readme_synopsis_names_every_option_and_presets_as_help_shows_them(sub):
     readme = (REPO / "README.md").read_text()
-    command = mathbode.commands[sub]
+    command = mathbode.get_command(click.Context(mathbode), sub)
     for param in command.params:
         names = [*param.opts, *param.secondary_opts]
         if names[0].startswith("-") and "--version" not in names:

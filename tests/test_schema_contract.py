@@ -107,3 +107,27 @@ def test_fast_path_reports_exactly_what_jsonschema_reports(name, base, edits):
     slow = sorted((key(e) for e in fast._errors_full(obj)))
     assert sorted(key(e) for e in fast.errors(obj)) == slow
     assert (not slow) == plain.is_valid(obj)
+
+
+def test_the_content_hash_of_strings_is_the_length_prefixed_stream():
+    import hashlib
+    import struct
+
+    import pyarrow as pa
+
+    from mathbode.core.hashing import _length_prefixed
+
+    def by_value(column):
+        return b"".join(struct.pack("<Q", len(d)) + d for d in ((v or "").encode() for v in column.to_pylist()))
+
+    for column in (
+        pa.array(["a", "", "héllo ✓", "x" * 1000]),
+        pa.array(["a", "bc", "def", "ghij"]).slice(1, 2),
+        pa.array([], pa.string()),
+        pa.array(["a", None, "b"]),
+    ):
+        assert _length_prefixed(column) == by_value(column)
+    assert (
+        hashlib.sha256(_length_prefixed(pa.array(["ab"]))).hexdigest()
+        == hashlib.sha256(struct.pack("<Q", 2) + b"ab").hexdigest()
+    )
