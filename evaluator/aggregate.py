@@ -84,50 +84,41 @@ def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> d
     scores: dict[str, dict[str, Any]] = {}
     for family, rows in summary.groupby("family", sort=False):
         mid = rows[rows["frequency_cycles"].isin(config.mid_band)]
-        # Means over frequency rows skip NaN, as pandas' mean does (empty -> NaN).
-        gain_err = float((mid["gain"] - 1).abs().mean())
-        phase_err = float(mid["phase_err_deg"].abs().mean())
-        eg = clip01(gain_err / config.gain_scale)
-        ephi = clip01(phase_err / config.phase_scale_deg)
-        mb_core = clip01(1 - (config.gain_weight * eg + config.phase_weight * ephi))
-        r2_mean = float(mid["r2"].mean())
-        acf1_abs = float(mid["res_acf1"].abs().mean())
         compliance = float(rows["compliance"].mean())
-        mb_plus = mb_core * clip01(r2_mean) ** 0.5 * clip01(1 - acf1_abs) ** 0.5 * clip01(compliance) ** 0.5
-        calibrated = _calibrated(mid, compliance, config) if "gain_cal" in mid else {}
-        note = _why_na(rows, mid, config) if math.isnan(mb_core) else None
-        scores[str(family)] = {
-            "mb_core": mb_core,
-            "mb_plus": mb_plus,
-            "gain_abs_err_mid": gain_err,
-            "phase_abs_deg_mid": phase_err,
-            "r2_mean": r2_mean,
-            "acf1_abs_mean": acf1_abs,
-            "compliance_mean": compliance,
-            **calibrated,
-            **({"note": note} if note else {}),
-        }
+        paper = _mb_scores(mid, compliance, config, ("gain", "phase_err_deg", "r2", "res_acf1"))
+        note = _why_na(rows, mid, config) if math.isnan(paper[0]) else None
+        scores[str(family)] = {**dict(zip(_PAPER_FIELDS, paper, strict=True)), "compliance_mean": compliance}
+        if "gain_cal" in mid:
+            calibrated = _mb_scores(mid, compliance, config, ("gain_cal", "phase_err_cal_deg", "r2_cal", "acf1_cal"))
+            scores[str(family)].update(zip(_CALIBRATED_FIELDS, calibrated, strict=True))
+        if note:
+            scores[str(family)]["note"] = note
     return scores
 
 
-def _calibrated(mid: pd.DataFrame, compliance: float, config: ScoreConfig) -> dict[str, float]:
-    """MB-Core and MB-Plus from the calibrated per-sweep metrics, combined exactly as the paper's are."""
-    gain_err = float((mid["gain_cal"] - 1).abs().mean())
-    phase_err = float(mid["phase_err_cal_deg"].abs().mean())
+_PAPER_FIELDS = ("mb_core", "mb_plus", "gain_abs_err_mid", "phase_abs_deg_mid", "r2_mean", "acf1_abs_mean")
+_CALIBRATED_FIELDS = (
+    *("mb_core_calibrated", "mb_plus_calibrated", "gain_abs_err_mid_cal", "phase_abs_deg_mid_cal"),
+    *("r2_cal_mean", "acf1_cal_abs_mean"),
+)
+
+
+def _mb_scores(
+    mid: pd.DataFrame, compliance: float, config: ScoreConfig, columns: tuple[str, str, str, str]
+) -> tuple[float, float, float, float, float, float]:
+    """(MB-Core, MB-Plus, |gain-1|, |phase|, R2, |ACF1|) from the mid-band frequency means of the
+    given gain, phase, fit-quality and residual-ACF columns (the paper's, or the calibrated ones)."""
+    gain, phase, r2, acf = columns
+    # Means over frequency rows skip NaN, as pandas' mean does (empty -> NaN).
+    gain_err = float((mid[gain] - 1).abs().mean())
+    phase_err = float(mid[phase].abs().mean())
     eg = clip01(gain_err / config.gain_scale)
     ephi = clip01(phase_err / config.phase_scale_deg)
     core = clip01(1 - (config.gain_weight * eg + config.phase_weight * ephi))
-    r2 = float(mid["r2_cal"].mean())
-    acf1 = float(mid["acf1_cal"].abs().mean())
-    plus = core * clip01(r2) ** 0.5 * clip01(1 - acf1) ** 0.5 * clip01(compliance) ** 0.5
-    return {
-        "mb_core_calibrated": core,
-        "mb_plus_calibrated": plus,
-        "gain_abs_err_mid_cal": gain_err,
-        "phase_abs_deg_mid_cal": phase_err,
-        "r2_cal_mean": r2,
-        "acf1_cal_abs_mean": acf1,
-    }
+    r2_mean = float(mid[r2].mean())
+    acf_abs = float(mid[acf].abs().mean())
+    plus = core * clip01(r2_mean) ** 0.5 * clip01(1 - acf_abs) ** 0.5 * clip01(compliance) ** 0.5
+    return core, plus, gain_err, phase_err, r2_mean, acf_abs
 
 
 def _why_na(rows: pd.DataFrame, mid: pd.DataFrame, config: ScoreConfig) -> str:
