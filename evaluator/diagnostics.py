@@ -15,7 +15,6 @@ import pandas as pd
 
 from mathbode.schema.keys import RowKey, SweepKey
 from mathbode.schema.layout import CHIRP, STEP, layout
-from mathbode.schema.reference import Reference
 
 from .transients import OCTAVES, chirp_curve, curve_at, normalised_step, step_response
 
@@ -33,13 +32,15 @@ def _nanmean(values: Any) -> float:
 
 
 def transient_tables(
-    reference: Reference, answers: dict[RowKey, float], sweeps: set[SweepKey]
+    ref: dict[str, list[Any]], answers: dict[RowKey, float], sweeps: set[SweepKey]
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, list[float]]]:
     """(chirp.csv, step.csv, step curves): every window of every chirp sweep, every step sweep's
-    response, and per family the mean normalised step response from 4 steps before the switch."""
+    response, and per family the mean normalised step response from 4 steps before the switch.
+
+    `ref` holds the reference's key columns and `ground_truth` as Python lists (the scorer's).
+    """
     lay = layout()
     T = lay.time_steps
-    ref = reference.table.select([*lay.key, "ground_truth"]).to_pydict()
     truth: dict[SweepKey, np.ndarray] = {}
     for i, signal in enumerate(ref["signal_type"]):
         if signal not in (CHIRP, STEP):

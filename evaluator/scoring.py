@@ -227,7 +227,7 @@ def score(
     extra: dict[str, Any] = {}
     if resamples > 0 and n_sweeps:
         extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
-    chirp, step, step_curves = transient_tables(reference, transient, transient_sweeps)
+    chirp, step, step_curves = transient_tables(ref, transient, transient_sweeps)
     if transient_sweeps:
         extra["diagnostics"] = diagnostics(chirp, step, summary)
     total = overall(fam, lay.families)

@@ -100,13 +100,23 @@ def curve_at(curve: list[dict[str, float]], frequency: float) -> dict[str, float
     return out
 
 
+def _levels(truth: np.ndarray, model: np.ndarray, switch: int) -> tuple[float, float, float] | None:
+    """(truth_pre, jump, y_pre), or None when the model has no settled pre-step level or the truth no jump."""
+    pre = model[max(0, switch - SETTLE) : switch]
+    truth_pre = float(np.mean(truth[:switch]))
+    jump = float(np.mean(truth[switch:])) - truth_pre
+    if not np.isfinite(pre).any() or jump == 0:
+        return None
+    return truth_pre, jump, float(np.nanmean(pre))
+
+
 def normalised_step(truth: np.ndarray, model: np.ndarray, switch: int, before: int = 4) -> np.ndarray:
     """r_t for t from `before` steps ahead of the switch to the end (NaN where not defined)."""
-    pre = model[max(0, switch - SETTLE) : switch]
-    jump = float(np.mean(truth[switch:])) - float(np.mean(truth[:switch]))
-    if not np.isfinite(pre).any() or jump == 0:
+    levels = _levels(truth, model, switch)
+    if levels is None:
         return np.full(len(truth) - switch + before, math.nan)
-    return (model[switch - before :] - float(np.nanmean(pre))) / jump
+    _, jump, y_pre = levels
+    return (model[switch - before :] - y_pre) / jump
 
 
 def step_response(truth: np.ndarray, model: np.ndarray, switch: int) -> dict[str, float]:
@@ -120,14 +130,12 @@ def step_response(truth: np.ndarray, model: np.ndarray, switch: int) -> dict[str
     out = dict.fromkeys(
         ("pre_error", "steady_state_error", "overshoot", "rise_time", "settling_time", "delay"), math.nan
     )
-    pre = model[max(0, switch - SETTLE) : switch]
-    truth_pre, truth_post = float(np.mean(truth[:switch])), float(np.mean(truth[switch:]))
-    jump = truth_post - truth_pre
     out["compliance"] = float(np.isfinite(model).mean())
-    if not np.isfinite(pre).any() or jump == 0:
+    levels = _levels(truth, model, switch)
+    if levels is None:
         return out
-    y_pre = float(np.nanmean(pre))
-    r = (model[switch:] - y_pre) / jump
+    truth_pre, jump, y_pre = levels
+    r = normalised_step(truth, model, switch, before=0)
     out["pre_error"] = (y_pre - truth_pre) / jump
     tail = r[-SETTLE:]
     if np.isfinite(tail).any():
