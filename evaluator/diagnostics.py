@@ -75,19 +75,21 @@ def transient_tables(
     return chirp, step, mean_curves
 
 
-def family_curve(chirp: pd.DataFrame, family: str) -> list[dict[str, float]]:
-    """A family's chirp curve: per window centre, the mean over its chirp sweeps."""
-    rows = chirp[chirp["family"] == family]
+def family_curves(chirp: pd.DataFrame) -> dict[str, list[dict[str, float]]]:
+    """Each family's chirp curve: per window centre, the mean over its chirp sweeps (one groupby)."""
+    if not len(chirp):
+        return {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mean = rows.groupby("centre_step", sort=True)[
+        mean = chirp.groupby(["family", "centre_step"], sort=True)[
             ["frequency_cycles", "gain", "phase_err_deg", "compliance"]
         ].mean()
     columns = list(mean.columns)
-    return [
-        {"centre_step": float(centre), **dict(zip(columns, map(float, values), strict=True))}
-        for centre, values in zip(mean.index.to_numpy(dtype=float), mean.to_numpy(dtype=float), strict=True)
-    ]
+    curves: dict[str, list[dict[str, float]]] = {}
+    for (family, centre), values in zip(mean.index, mean.to_numpy(dtype=float), strict=True):
+        point = {"centre_step": float(centre), **dict(zip(columns, map(float, values), strict=True))}
+        curves.setdefault(str(family), []).append(point)
+    return curves
 
 
 def diagnostics(chirp: pd.DataFrame, step: pd.DataFrame, summary: pd.DataFrame) -> dict[str, Any]:
@@ -95,8 +97,9 @@ def diagnostics(chirp: pd.DataFrame, step: pd.DataFrame, summary: pd.DataFrame) 
     lay = layout()
     T = lay.time_steps
     out: dict[str, Any] = {"chirp": {}, "step": {}, "agreement": {}}
+    curves = family_curves(chirp)
     for family in lay.families:
-        curve = family_curve(chirp, family) if len(chirp) else []
+        curve = curves.get(family, [])
         steps = step[step["family"] == family] if len(step) else step
         sines = summary[summary["family"] == family] if len(summary) else summary
         if curve:

@@ -15,7 +15,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 
+from .diagnostics import family_curves
 from .files import CHIRP_PLOT, COMPLIANCE_PLOT, DIAGNOSTICS_PLOT, MIDBAND_PLOT, STEP_PLOT
+from .report import report_figures
 from .scoring import Scored
 
 #: The paper's diagnostic figures: (column of frequency_summary.csv, axis label, ideal value).
@@ -148,21 +150,15 @@ def chirp_figure(results: list[Scored]) -> Figure:
     families = [f for f in _families_with(results, "chirp")]
     frequencies = [1.0, 2.0, 4.0, 8.0, 16.0]
     fig, axes = _grid(2, max(1, len(families)), "Swept sine (chirp) against the sinusoid points")
-    # One mean over sweeps per (family, window centre), for each submission at once.
-    means = [
-        r.chirp.groupby(["family", "centre_step"])[["frequency_cycles", "gain", "phase_err_deg"]].mean()
-        if len(r.chirp)
-        else None
-        for r in results
-    ]
+    curves = [family_curves(r.chirp) for r in results]  # one groupby per submission
     for col, family in enumerate(families):
-        for r, mean in zip(results, means, strict=True):
-            curve = mean.loc[family] if mean is not None and family in mean.index.get_level_values(0) else None
-            if curve is None:
+        for r, by_family in zip(results, curves, strict=True):
+            curve = by_family.get(family)
+            if not curve:
                 continue
-            freq = curve["frequency_cycles"].to_numpy()
-            (line,) = axes[0][col].plot(freq, curve["gain"].to_numpy(), label=f"{r.label} (chirp)")
-            axes[1][col].plot(freq, curve["phase_err_deg"].to_numpy(), color=line.get_color())
+            freq = [p["frequency_cycles"] for p in curve]
+            (line,) = axes[0][col].plot(freq, [p["gain"] for p in curve], label=f"{r.label} (chirp)")
+            axes[1][col].plot(freq, [p["phase_err_deg"] for p in curve], color=line.get_color())
             points = r.summary[r.summary["family"] == family]
             if len(points):
                 axes[0][col].plot(points["frequency_cycles"], points["gain"], "o", color=line.get_color(), markersize=4)
@@ -200,18 +196,16 @@ def draw_figures(
     results: list[Scored], out: Path, switch: int, steps: int, only: tuple[str, ...] | None = None
 ) -> list[Path]:
     """Every figure besides the Bode plot that has something to show (`only`: just these files)."""
-    makers: list[tuple[str, Callable[[], Figure]]] = []
-    if any(len(r.summary) for r in results):
-        makers.append((DIAGNOSTICS_PLOT, lambda: paper_figures(results)))
-        makers.append((COMPLIANCE_PLOT, lambda: compliance_figure(results)))
-        makers.append((MIDBAND_PLOT, lambda: midband_table(results)))
-    if _families_with(results, "chirp"):
-        makers.append((CHIRP_PLOT, lambda: chirp_figure(results)))
-    if _families_with(results, "step"):
-        makers.append((STEP_PLOT, lambda: step_figure(results, switch, steps)))
+    makers: dict[str, Callable[[], Figure]] = {
+        DIAGNOSTICS_PLOT: lambda: paper_figures(results),
+        COMPLIANCE_PLOT: lambda: compliance_figure(results),
+        MIDBAND_PLOT: lambda: midband_table(results),
+        CHIRP_PLOT: lambda: chirp_figure(results),
+        STEP_PLOT: lambda: step_figure(results, switch, steps),
+    }
     written = []
-    for name, make in makers:
-        if only is None or name in only:
-            make().savefig(out / name, dpi=90, metadata={"Software": None})
+    for name, _ in report_figures(results):
+        if name in makers and (only is None or name in only):
+            makers[name]().savefig(out / name, dpi=90, metadata={"Software": None})
             written.append(out / name)
     return written

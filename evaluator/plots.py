@@ -12,7 +12,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from mathbode.schema.layout import layout
 
-from .files import CHIRP_PLOT, COMPLIANCE_PLOT, DIAGNOSTICS_PLOT, MIDBAND_PLOT, PLOT_FILE, STEP_PLOT
+from .files import COMPLIANCE_PLOT, MIDBAND_PLOT, PLOT_FILE, STEP_PLOT, figure_files
 from .scoring import Scored
 
 # (metric, axis label, ideal value, least half-span shown around the ideal so that numerical
@@ -91,7 +91,7 @@ def bode_figure(results: list[Scored]) -> Figure:
 
 
 #: Every figure file a report may have.
-PLOT_FILE_NAMES = (PLOT_FILE, DIAGNOSTICS_PLOT, COMPLIANCE_PLOT, MIDBAND_PLOT, CHIRP_PLOT, STEP_PLOT)
+PLOT_FILE_NAMES = tuple(name for name, _ in figure_files(sinusoid=True, chirp=True, step=True))
 #: The figures drawn by the background worker; the caller draws the rest meanwhile (2 cores).
 WORKER_SHARE = (PLOT_FILE, STEP_PLOT, COMPLIANCE_PLOT, MIDBAND_PLOT)
 

@@ -183,6 +183,13 @@ def coverage_notes(results: list[Scored]) -> list[str]:
     return notes
 
 
+def report_figures(results: list[Scored]) -> list[tuple[str, str]]:
+    """(file, caption) of the figures these results get: the one list the report links and the plots draw."""
+    return figure_files(
+        any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
+    )
+
+
 def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -> str:
     lines = ["# MathBode report", ""]
     if len(results) > 1:
@@ -259,9 +266,7 @@ def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -
         )
         lines.append("")
     if plots:
-        for name, caption in figure_files(
-            any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
-        ):
+        for name, caption in report_figures(results):
             lines += [f"![{caption}]({name})", ""]
     lines += ["Gain 1 and phase error 0 are ideal; a negative phase error is a lag.", ""]
     return "\n".join(lines)

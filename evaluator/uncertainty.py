@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -216,7 +217,7 @@ def wilson_interval(successes: int, trials: int, level: float = LEVEL) -> list[f
     """Wilson score interval of a proportion."""
     if trials == 0:
         return None
-    z = _normal_quantile(0.5 + level / 2)
+    z = NormalDist().inv_cdf(0.5 + level / 2)
     p = successes / trials
     denom = 1 + z**2 / trials
     centre = (p + z**2 / (2 * trials)) / denom
@@ -239,18 +240,6 @@ def mcnemar(only_a: int, only_b: int) -> float:
         return min(1.0, 2 * tail)
     statistic = (abs(only_a - only_b) - 1) ** 2 / n
     return math.erfc(math.sqrt(statistic / 2))
-
-
-def _normal_quantile(p: float) -> float:
-    """Inverse of the standard normal distribution function (bisection on erf; p in (0, 1))."""
-    low, high = -10.0, 10.0
-    for _ in range(100):
-        mid = (low + high) / 2
-        if 0.5 * math.erfc(-mid / math.sqrt(2)) < p:
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
 
 
 def paired_correctness(a: dict[Any, bool], b: dict[Any, bool]) -> dict[str, Any]:
