@@ -30,6 +30,28 @@ def _private_reference_cache(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def reference(_private_reference_cache):
+    """The builder's canonical rows of every family (built once per session)."""
+    from mathbode.builder.oracle import canonical_reference
+    from mathbode.schema import layout
+
+    return canonical_reference(list(layout().families))
+
+
+def score_lines(lines, reference, tmp_path, name="sub", **kw):
+    """Write prediction lines, read them back as a user's file (it must be valid), and score them."""
+    from mathbode.core.atomic import write_jsonl
+    from mathbode.evaluator.scoring import score
+    from mathbode.schema import read_submission
+
+    path = tmp_path / f"{name}.jsonl"
+    write_jsonl(path, lines)
+    sub = read_submission(path)
+    assert sub.report.valid, sub.report.format_text()
+    return score(sub.predictions, reference, name, sub.model, **kw)
+
+
+@pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """A fresh `--families all` release, built once for the session."""
     out = tmp_path_factory.mktemp("build") / "dist"

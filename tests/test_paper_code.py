@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from mathbode.builder.oracle import baseline_lines, canonical_reference
+from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.version import __version__
@@ -30,11 +30,6 @@ from mathbode.schema.validate import detect_kind
 from .conftest import COMMITTED_DIST
 
 LAY = layout()
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return canonical_reference(list(LAY.families))
 
 
 @pytest.fixture(scope="module")

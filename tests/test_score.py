@@ -17,33 +17,19 @@ from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.errors import ReferenceMismatchError
 from mathbode.evaluator.report import write_report
-from mathbode.evaluator.scoring import score
-from mathbode.schema import layout, read_submission, validate_submission
+from mathbode.schema import layout, validate_submission
 from mathbode.schema.reference import release_reference
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 from mathbode.schema.selection import key_fields, select_rows
 
-from .conftest import COMMITTED_DIST
+from .conftest import COMMITTED_DIST, score_lines
 
 LAY = layout()
 
 
 @pytest.fixture(scope="module")
-def reference():
-    return canonical_reference(list(LAY.families))
-
-
-@pytest.fixture(scope="module")
 def all_rows(reference):
     return select_rows(reference.table, "ALL")
-
-
-def _score_lines(lines, reference, tmp_path, name="sub", **kw):
-    path = tmp_path / f"{name}.jsonl"
-    write_jsonl(path, lines)
-    sub = read_submission(path)
-    assert sub.report.valid, sub.report.format_text()
-    return score(sub.predictions, reference, name, sub.model, **kw)
 
 
 def _sinusoid_sweeps(rows):
@@ -58,7 +44,7 @@ def _sinusoid_sweeps(rows):
 
 @pytest.fixture(scope="module")
 def baseline_result(reference, all_rows, tmp_path_factory):
-    return _score_lines(baseline_lines(all_rows), reference, tmp_path_factory.mktemp("b"), "baseline")
+    return score_lines(baseline_lines(all_rows), reference, tmp_path_factory.mktemp("b"), "baseline")
 
 
 def test_baseline_calibrates_the_instrument(baseline_result):
@@ -79,7 +65,7 @@ def test_one_step_delay_shows_the_phase_lag_of_one_step(reference, all_rows, tmp
         sweep.sort(key=lambda r: r["time_step"])
         for prev, row in zip([None] + sweep[:-1], sweep, strict=True):
             lines.append({**key_fields(row), "prediction": None if prev is None else prev["ground_truth"]})
-    r = _score_lines(lines, reference, tmp_path, "delay")
+    r = score_lines(lines, reference, tmp_path, "delay")
     expected = -360 * r.summary["frequency_cycles"] / 64
     assert (r.summary["phase_err_deg"] - expected).abs().max() < 0.5
     assert (r.summary["gain"] - 1).abs().max() < 0.02
@@ -91,7 +77,7 @@ def test_shrinking_toward_the_mean_shows_gain_0_7(reference, all_rows, tmp_path)
     for sweep in _sinusoid_sweeps(all_rows).values():
         mean = float(np.mean([r["ground_truth"] for r in sweep]))
         lines += [{**key_fields(r), "prediction": mean + 0.7 * (r["ground_truth"] - mean)} for r in sweep]
-    r = _score_lines(lines, reference, tmp_path, "shrink")
+    r = score_lines(lines, reference, tmp_path, "shrink")
     assert (r.summary["gain"] - 0.7).abs().max() < 1e-3
     assert r.summary["phase_err_deg"].abs().max() < 0.01
     # |G-1| = 0.3 in the mid-band exceeds the 0.25 scale: the gain half of MB-Core is lost.
@@ -99,7 +85,7 @@ def test_shrinking_toward_the_mean_shows_gain_0_7(reference, all_rows, tmp_path)
 
 
 def test_a_smoke_submission_is_detected_and_scored_on_its_sweeps(reference, tmp_path):
-    r = _score_lines(baseline_lines(select_rows(reference.table, "SMOKE")), reference, tmp_path, "smoke")
+    r = score_lines(baseline_lines(select_rows(reference.table, "SMOKE")), reference, tmp_path, "smoke")
     assert r.preset == "SMOKE"
     assert len(r.sweeps) == 5 * 4
     assert sorted(r.summary["frequency_cycles"].unique()) == [4.0, 8.0]
@@ -107,7 +93,7 @@ def test_a_smoke_submission_is_detected_and_scored_on_its_sweeps(reference, tmp_
 
 def test_missing_rows_in_a_preset_count_as_non_compliant(reference, tmp_path):
     rows = select_rows(reference.table, "SMOKE")  # 256 rows a family, canonical order
-    r = _score_lines(baseline_lines(rows[:640]), reference, tmp_path, "half", preset="SMOKE")
+    r = score_lines(baseline_lines(rows[:640]), reference, tmp_path, "half", preset="SMOKE")
     assert r.preset == "SMOKE"
     # Two families whole; of exponential_interest, the amplitude-0.5 sweeps only: half of each frequency.
     compliance = {fam: s["compliance_mean"] for fam, s in r.families.items()}
@@ -121,7 +107,7 @@ def test_missing_rows_in_a_preset_count_as_non_compliant(reference, tmp_path):
 
 def test_a_one_family_smoke_file_is_not_an_overall_smoke_score(reference, tmp_path):
     rows = [r for r in select_rows(reference.table, "SMOKE") if r["family"] == "linear_solve"]
-    r = _score_lines(baseline_lines(rows), reference, tmp_path, "one")
+    r = score_lines(baseline_lines(rows), reference, tmp_path, "one")
     assert r.families["linear_solve"]["mb_core"] > 0.9999
     assert r.preset == "custom" and np.isnan(r.overall["mb_core"])
     assert r.extra["coverage"] == {"preset": "SMOKE", "sweeps": 4, "of": 20}
@@ -181,7 +167,7 @@ def test_report_files_exist_and_agree(baseline_result, tmp_path):
 
 def test_reference_folder_gives_the_same_scores(baseline_result, all_rows, tmp_path):
     ref = release_reference(COMMITTED_DIST, list(LAY.families))
-    r = _score_lines(baseline_lines(all_rows), ref, tmp_path, "baseline")
+    r = score_lines(baseline_lines(all_rows), ref, tmp_path, "baseline")
     assert r.families == baseline_result.families
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from mathbode.builder.oracle import baseline_lines, canonical_reference
+from mathbode.builder.oracle import baseline_lines
 from mathbode.builder.signals import chirp_unit
 from mathbode.cli.prompts import main as prompts_cli
 from mathbode.cli.score import main as score_cli
@@ -35,11 +35,6 @@ from mathbode.schema.selection import select_rows
 
 LAY = layout()
 T = LAY.time_steps
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return canonical_reference(list(LAY.families))
 
 
 def _series(reference, family: str, signal: str, **key) -> np.ndarray:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from mathbode.builder.oracle import baseline_lines, canonical_reference
+from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
 from mathbode.evaluator.aggregate import PAPER_CONFIG, family_scores, frequency_summary
@@ -19,26 +19,15 @@ from mathbode.evaluator.uncertainty import Cells, intervals, mcnemar, wilson_int
 from mathbode.schema import layout, read_submission
 from mathbode.schema.selection import key_fields, select_rows
 
+from .conftest import score_lines
+
 LAY = layout()
 HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
 
 
 @pytest.fixture(scope="module")
-def reference():
-    return canonical_reference(list(LAY.families))
-
-
-@pytest.fixture(scope="module")
 def full_rows(reference):
     return select_rows(reference.table, "FULL")
-
-
-def _scored(lines, reference, tmp_path, name="sub", **kw):
-    path = tmp_path / f"{name}.jsonl"
-    write_jsonl(path, lines)
-    sub = read_submission(path)
-    assert sub.report.valid, sub.report.format_text()
-    return score(sub.predictions, reference, name, sub.model, **kw)
 
 
 def _by_sweep(rows):
@@ -63,7 +52,7 @@ def _answers(rows, transform):
 @pytest.fixture(scope="module")
 def exact(reference, full_rows, tmp_path_factory):
     lines = list(baseline_lines(full_rows))
-    return _scored(lines, reference, tmp_path_factory.mktemp("exact"), "exact", resamples=200)
+    return score_lines(lines, reference, tmp_path_factory.mktemp("exact"), "exact", resamples=200)
 
 
 def test_the_exact_solver_scores_exactly_one_calibrated(exact):
@@ -86,7 +75,7 @@ def test_noise_lowers_the_calibrated_score_monotonically(reference, full_rows, t
             amplitude = (truth.max() - truth.min()) / 2
             return truth + level * amplitude * rng.standard_normal(len(truth))
 
-        r = _scored(_answers(full_rows, noisy), reference, tmp_path, f"noise{level}")
+        r = score_lines(_answers(full_rows, noisy), reference, tmp_path, f"noise{level}")
         scores.append(r.overall["mb_plus_calibrated"])
     assert scores[0] == pytest.approx(1.0, abs=1e-9)
     assert all(a > b for a, b in zip(scores, scores[1:], strict=False)), scores
@@ -105,7 +94,7 @@ def test_noise_lowers_the_calibrated_score_monotonically(reference, full_rows, t
 def test_a_delay_or_a_gain_error_costs_no_less_than_in_the_papers_score(
     reference, full_rows, exact, tmp_path, name, transform
 ):
-    r = _scored(_answers(full_rows, transform), reference, tmp_path, name)
+    r = score_lines(_answers(full_rows, transform), reference, tmp_path, name)
     paper_drop = exact.overall["mb_plus"] - r.overall["mb_plus"]
     calibrated_drop = exact.overall["mb_plus_calibrated"] - r.overall["mb_plus_calibrated"]
     assert paper_drop > 0
@@ -115,13 +104,13 @@ def test_a_delay_or_a_gain_error_costs_no_less_than_in_the_papers_score(
 
 @pytest.mark.parametrize("value", [0.0, 5.0])
 def test_an_answer_that_does_not_move_scores_zero_calibrated(reference, full_rows, tmp_path, value):
-    r = _scored(_answers(full_rows, lambda t: np.full_like(t, value)), reference, tmp_path, "constant")
+    r = score_lines(_answers(full_rows, lambda t: np.full_like(t, value)), reference, tmp_path, "constant")
     assert r.overall["mb_core_calibrated"] == 0.0 and r.overall["mb_plus_calibrated"] == 0.0
     assert r.overall["mb_core"] > 0.1  # the paper's formula reads the flat fit's phase as 0 degrees
 
 
 def test_intervals_are_deterministic_and_hold_the_point_estimate(exact, reference, full_rows, tmp_path):
-    noisy = _scored(
+    noisy = score_lines(
         _answers(
             full_rows, lambda t: t * (1 + 0.03 * np.random.default_rng(int(t[0] * 1000) % 2**32).standard_normal(64))
         ),
