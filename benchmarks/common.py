@@ -3,20 +3,48 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import resource
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
+import tomllib
 from pathlib import Path
 
 KEY = ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")
 
 
+#: "Today's code" of issue #11: main before the columnar reader, scorer and validator. The
+#: benchmarks run it beside the installed package, in the same run, so the ratio is measured.
+BASELINE_COMMIT = "8976c2d"
+
+
 def command(name: str) -> str:
     """The console script installed beside this Python."""
     return str(Path(sys.executable).with_name(name))
+
+
+def baseline_command(tmp: Path, name: str, commit: str = BASELINE_COMMIT) -> list[str]:
+    """`name` (e.g. "validate") as it was at `commit`: that commit's rooms laid out as the
+    `mathbode` package in `tmp` (its pyproject's package-dir, read from the commit), run with
+    this Python and this venv's dependencies; PYTHONPATH puts it ahead of the installed package."""
+    repo = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(repo), "archive", commit], capture_output=True, check=True).stdout
+    src = tmp / f"baseline-{commit}"
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(src, filter="data")
+    package_dirs = tomllib.loads((src / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    root = tmp / f"baseline-{commit}-path"
+    for package, folder in sorted(package_dirs.items()):
+        target = root.joinpath(*package.split("."))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.symlink_to(src / folder, target_is_directory=True)
+    code = f"import sys; sys.path.insert(0, {str(root)!r}); from mathbode.cli.{name} import main; main()"
+    return [sys.executable, "-c", code]
 
 
 def time_command(args: list[str], repeat: int, ok_codes: tuple[int, ...] = (0,)) -> tuple[float, list[float], float]:

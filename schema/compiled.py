@@ -174,58 +174,160 @@ class CompiledSchema:
     def _errors_full(self, obj: dict) -> list[SchemaError]:
         return _one_per_field([SchemaError(*_describe(e), e.validator) for e in self.validator.iter_errors(obj)])
 
-    def errors(self, obj: Any) -> list[SchemaError]:
-        """Every violation of the schema by `obj` (empty when valid)."""
-        if not isinstance(obj, dict) or not self._separable:
-            return self._errors_full(obj)
-        cond = obj.get(CONDITION_FIELD, _MISSING)
-        cond_key = _value_key(cond) if cond is not _MISSING else _MISSING
-        keys = frozenset(obj)
+    def _structural_errors(self, keys: frozenset[str], cond: Any, cond_key: Any) -> list[SchemaError]:
+        """The errors a row has for its key set alone (memoised per key set and condition)."""
         skey = (keys, cond_key)
         found = self._memo_struct.get(skey)
         if found is None:
             # Structural errors depend only on the key set: check placeholders of those keys.
-            probe = {k: obj[k] if k == CONDITION_FIELD else None for k in keys}
+            probe = {k: cond if k == CONDITION_FIELD else None for k in keys}
             found = [
                 SchemaError(*_describe(e), e.validator)
                 for e in self.validator.iter_errors(probe)
                 if not e.absolute_path
             ]
             self._memo_struct[skey] = found
-        out = list(found)
-        memo, rules = self._memo_field, self._projections
-        for name, value in obj.items():
-            rule = rules.get(name)
-            if rule is None:
+        return found
+
+    def _field_errors(self, name: str, cond: Any, cond_key: Any, value: Any) -> list[SchemaError]:
+        """The errors of one field's value given the condition (memoised per projection, see the module doc)."""
+        rule = self._projections[name]
+        # Project the value to a stand-in every rule on this field answers the same way.
+        kind = type(value)
+        proj: Any
+        if kind is str and rule[0]:
+            proj = "x" * min(len(value), rule[1])  # only the type and minLength matter
+        elif (kind is float or kind is int) and rule[2]:
+            proj = 0 if kind is int or value.is_integer() else 0.5  # only the type matters
+        elif (kind is dict or kind is list) and rule[2]:
+            proj = (kind,)  # only the type matters: no memo entry per distinct object
+        else:
+            proj = _value_key(value)
+        fkey = (name, cond_key, proj)
+        errs = self._memo_field.get(fkey)
+        if errs is None:
+            probe = {name: value}
+            if cond is not _MISSING:
+                probe[CONDITION_FIELD] = cond
+            errs = [
+                SchemaError(*_describe(e), e.validator)
+                for e in self._field_validator.iter_errors(probe)
+                if e.absolute_path and e.absolute_path[0] == name
+            ]
+            self._memo_field[fkey] = errs
+        return errs
+
+    def suspect_rows(self, rows: list[dict[str, Any]]) -> list[int]:
+        """Indices of the rows that may violate the schema, in order; every other row is valid.
+
+        Rows are grouped by the condition field's value; then column by column, each distinct
+        key set and each distinct projection of a field's values (what the schema can tell
+        apart: the value, or for free text its type and length, for a type-only rule its type)
+        is asked once, through the same memo `errors` uses, so a row left out here is one
+        `errors` passes. A column of mixed types is asked value by value. Callers run `errors`
+        on the suspects for the messages. If any row is not an object, every row is a suspect.
+        """
+        if not self._separable:
+            return list(range(len(rows)))
+        by_condition: dict[Any, list[int]] = {}
+        try:
+            for i, row in enumerate(rows):
+                cond = row.get(CONDITION_FIELD, _MISSING)
+                by_condition.setdefault(cond if cond is _MISSING else (type(cond), cond), []).append(i)
+        except (AttributeError, TypeError):  # not all objects, or an unhashable condition value
+            return list(range(len(rows)))
+        suspects: set[int] = set()
+        for cond_key, indices in by_condition.items():
+            group = [rows[i] for i in indices]
+            cond = group[0].get(CONDITION_FIELD, _MISSING)
+            suspects.update(indices[j] for j in self._suspects_given(group, cond, cond_key))
+        return sorted(suspects)
+
+    def _suspects_given(self, rows: list[dict[str, Any]], cond: Any, cond_key: Any) -> set[int]:
+        """`suspect_rows` for rows that share one condition value."""
+        suspects: set[int] = set()
+        shapes = list(map(tuple, rows))  # key order aside, a file repeats one shape
+        bad_shapes = {s for s in _first_index(shapes) if self._structural_errors(frozenset(s), cond, cond_key)}
+        if bad_shapes:
+            suspects.update(j for j, s in enumerate(shapes) if s in bad_shapes)
+        for name in self._projections:
+            suspects |= self._column_suspects(name, [row.get(name, _MISSING) for row in rows], cond, cond_key)
+        return suspects
+
+    def suspect_columns(self, columns: dict[str, list[Any]], present: list[str] | None = None) -> list[int]:
+        """`suspect_rows` for rows given as columns of equal length, every field present in every row
+        (an Arrow table's `to_pylist` per column: a null is a JSON null). `present` names every
+        field the rows have, when only some are given (the others are known to be valid)."""
+        if not self._separable:
+            return list(range(len(next(iter(columns.values()), []))))
+        conditions = columns.get(CONDITION_FIELD)
+        n = len(next(iter(columns.values()), []))
+        by_condition: dict[Any, list[int]] = {}
+        try:
+            for i, cond in enumerate(conditions if conditions is not None else [_MISSING] * n):
+                by_condition.setdefault(cond if cond is _MISSING else (type(cond), cond), []).append(i)
+        except TypeError:
+            return list(range(n))
+        keys = frozenset(present if present is not None else columns)
+        suspects: set[int] = set()
+        for cond_key, indices in by_condition.items():
+            cond = _MISSING if cond_key is _MISSING else cond_key[1]
+            if self._structural_errors(keys, cond, cond_key):
+                suspects.update(indices)
                 continue
-            # Project the value to a stand-in every rule on this field answers the same way
-            # (inlined: this loop runs for every field of every row).
-            kind = type(value)
-            proj: Any
-            if kind is str and rule[0]:
-                proj = "x" * min(len(value), rule[1])  # only the type and minLength matter
-            elif (kind is float or kind is int) and rule[2]:
-                proj = 0 if kind is int or value.is_integer() else 0.5  # only the type matters
-            elif (kind is dict or kind is list) and rule[2]:
-                proj = (kind,)  # only the type matters: no memo entry per distinct object
-            else:
-                proj = _value_key(value)
-            fkey = (name, cond_key, proj)
-            errs = memo.get(fkey)
-            if errs is None:
-                probe = {name: value}
-                if cond is not _MISSING:
-                    probe[CONDITION_FIELD] = cond
-                errs = [
-                    SchemaError(*_describe(e), e.validator)
-                    for e in self._field_validator.iter_errors(probe)
-                    if e.absolute_path and e.absolute_path[0] == name
-                ]
-                memo[fkey] = errs
-            if errs:
-                # The memo answers for every value with this projection; say what *this* row holds.
-                found = _found(value)
-                out.extend(SchemaError(e.field, e.expected, found, e.keyword) for e in errs)
+            whole = len(indices) == n
+            for name in self._projections:
+                if name in columns:
+                    column = columns[name] if whole else [columns[name][i] for i in indices]
+                    suspects.update(indices[j] for j in self._column_suspects(name, column, cond, cond_key))
+        return sorted(suspects)
+
+    def _column_suspects(self, name: str, column: list[Any], cond: Any, cond_key: Any) -> set[int]:
+        """Positions in `column` (one field's values, `_MISSING` where absent) whose value may be wrong."""
+        present = set(map(type, column)) - {_Missing}
+        if not present:
+            return set()
+        project = self._projection(name, present.pop()) if len(present) == 1 else None
+        if project is None:  # values of several types, or objects the schema looks into: one by one
+            return {
+                j for j, v in enumerate(column) if v is not _MISSING and self._field_errors(name, cond, cond_key, v)
+            }
+        if project is _identity:
+            projections = column
+        else:
+            projections = [_MISSING if v is _MISSING else project(v) for v in column]
+        first = _first_index(projections)
+        first.pop(_MISSING, None)
+        bad = {proj for proj, j in first.items() if self._field_errors(name, cond, cond_key, column[j])}
+        return {j for j, proj in enumerate(projections) if proj in bad} if bad else set()
+
+    def _projection(self, name: str, kind: type) -> Any:
+        """For values of one type: a function giving what `_field_errors` looks at (None: not a scalar rule)."""
+        text_only, need, type_only = self._projections[name]
+        if kind is str and text_only:
+            return lambda v: min(len(v), need)
+        if kind is float and type_only:
+            return float.is_integer
+        if (kind is int or kind is dict or kind is list) and type_only:
+            return _constant
+        if kind is dict or kind is list:
+            return None
+        return _identity
+
+    def errors(self, obj: Any) -> list[SchemaError]:
+        """Every violation of the schema by `obj` (empty when valid)."""
+        if not isinstance(obj, dict) or not self._separable:
+            return self._errors_full(obj)
+        cond = obj.get(CONDITION_FIELD, _MISSING)
+        cond_key = _value_key(cond) if cond is not _MISSING else _MISSING
+        out = list(self._structural_errors(frozenset(obj), cond, cond_key))
+        for name, value in obj.items():
+            if name in self._projections:
+                errs = self._field_errors(name, cond, cond_key, value)
+                if errs:
+                    # The memo answers for every value with this projection; say what *this* row holds.
+                    found_text = _found(value)
+                    out.extend(SchemaError(e.field, e.expected, found_text, e.keyword) for e in errs)
         return _one_per_field(out)
 
 
@@ -235,6 +337,19 @@ def _one_per_field(errors: list[SchemaError]) -> list[SchemaError]:
     if not wrong_type:
         return errors
     return [e for e in errors if e.keyword == "type" or e.field not in wrong_type]
+
+
+def _first_index(values: list[Any]) -> dict[Any, int]:
+    """Each distinct value and the first index it is found at (built in C: later duplicates are overwritten)."""
+    return dict(zip(reversed(values), range(len(values) - 1, -1, -1), strict=True))
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _constant(value: Any) -> int:
+    return 0
 
 
 def _value_key(value: Any) -> Any:

@@ -61,6 +61,26 @@ def row_key(row: Mapping[str, Any]) -> RowKey:
     )
 
 
+def row_keys(columns: Mapping[str, list[Any]]) -> list[RowKey]:
+    """`row_key` of every row, from the key columns of rows that passed their schema (column-wise)."""
+    sinusoid = [signal == SINUSOID for signal in columns["signal_type"]]
+    return list(
+        map(
+            RowKey._make,
+            zip(
+                columns["family"],
+                map(int, columns["question_id"]),
+                columns["signal_type"],
+                map(float, columns["amplitude_scale"]),
+                [float(f) if s else None for f, s in zip(columns["frequency_cycles"], sinusoid, strict=True)],
+                [float(p) if s else None for p, s in zip(columns["phase_deg"], sinusoid, strict=True)],
+                map(int, columns["time_step"]),
+                strict=True,
+            ),
+        )
+    )
+
+
 def format_key(key: RowKey | SweepKey) -> str:
     """'(family=linear_solve, question_id=0, ...)' with the None fields left out."""
     return (
@@ -94,6 +114,13 @@ def canonical_row_order() -> tuple[RowKey, ...]:
     """
     lay = layout()
     return tuple(sweep.row(t) for fam in lay.families for sweep in canonical_sweeps(fam) for t in range(lay.time_steps))
+
+
+@cache
+def canonical_family_keys(family: str) -> frozenset[RowKey]:
+    """Every row key of one family."""
+    steps = range(layout().time_steps)
+    return frozenset(sweep.row(t) for sweep in canonical_sweeps(family) for t in steps)
 
 
 @cache

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from mathbode.core.hashing import content_hash
 
 from .layout import layout
+from .parquet import read_parquet
 from .reference import BUILDER_SOURCE, Reference
 from .release_hashes import RELEASE_CONTENT_HASHES
 
@@ -42,7 +43,7 @@ def read_cached(family: str) -> pa.Table | None:
     if family not in RELEASE_CONTENT_HASHES:
         return None
     try:
-        table = pq.read_table(_path(family))
+        table = read_parquet(_path(family))
     except (OSError, pa.ArrowException, ValueError):
         return None
     if table.schema != layout().arrow_schema or content_hash(table) != RELEASE_CONTENT_HASHES[family]:

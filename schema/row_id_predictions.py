@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from .keys import RowKey, canonical_row_order, format_key
 from .layout import layout
+from .parquet import read_parquet
 from .report import Report
 
 PARQUET_MAGIC = b"PAR1"
@@ -57,7 +58,7 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[list[Answer], str 
     Every problem goes to `report`."""
     answers: list[Answer] = []
     try:
-        table = pq.read_table(io.BytesIO(data))
+        table = read_parquet(io.BytesIO(data))
     except (OSError, pa.ArrowException, ValueError) as err:
         report.error("parquet", "file", "", "a readable parquet file", str(err).splitlines()[0][:200])
         return answers, None

@@ -19,8 +19,8 @@ from typing import Any, Iterator, NamedTuple
 
 from mathbode.core.errors import UsageError
 
-from .compiled import compiled
-from .keys import RowKey, canonical_keys, coverage, format_key, row_key
+from .compiled import CompiledSchema, compiled
+from .keys import RowKey, canonical_keys, coverage, format_key, row_key, row_keys
 from .layout import layout
 from .report import Report
 from .row_id_predictions import PARQUET_MAGIC, read_row_id_parquet
@@ -210,27 +210,45 @@ def _lines(stream: io.BufferedIOBase) -> Iterator[bytes | None]:
             yield raw
 
 
+#: Lines decoded and checked together. A block that is clean end to end is checked column by
+#: column; a block with any problem is read again line by line, which gives every message in
+#: file order. Memory stays bounded by a block, however large the file.
+BLOCK_LINES = 8192
+
+
+@dataclass
+class _FileState:
+    """What the reader carries from line to line and block to block."""
+
+    sub: Submission
+    schema: CompiledSchema
+    known_fields: frozenset[str]
+    universe: frozenset[RowKey]
+    first_line: dict[RowKey, int] = field(default_factory=dict)
+    models: dict[str, int] = field(default_factory=dict)
+    seen_conditions: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Extra fields per key set (a file repeats one shape on every line).
+    extras: dict[frozenset[str], list[str]] = field(default_factory=dict)
+
+    def extra_fields(self, obj: dict[str, Any]) -> list[str]:
+        shape = frozenset(obj)
+        found = self.extras.get(shape)
+        if found is None:
+            found = self.extras[shape] = sorted(shape - self.known_fields)
+        return found
+
+
 def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
     report = sub.report
     schema = compiled(SCHEMA)
-    known_fields = set(schema.properties)
-    universe = canonical_keys()
-    first_line: dict[RowKey, int] = {}
-    models: dict[str, int] = {}
-    seen_conditions: dict[str, dict[str, int]] = {}
+    state = _FileState(sub, schema, frozenset(schema.properties), canonical_keys())
     lineno = 0
     content = False
+    block: list[tuple[int, bytes]] = []
     for lineno, raw in enumerate(_lines(stream), start=1):
-        if raw is None:
-            report.error("too-long", f"line {lineno}", "", f"a line of at most {MAX_LINE_BYTES:,} bytes", "longer")
-            content = True
-            continue
-        if lineno == 1:
+        if lineno == 1 and raw is not None:
             raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
-        if not raw.strip():
-            report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
-            continue
-        if not content:
+        if not content and raw is not None and raw.strip():
             content = True
             head = raw.strip()
             if not head.startswith((b"{", b"[")) and head.count(b",") >= 2:
@@ -243,18 +261,87 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
                     repr(head[:80].decode("utf-8", "replace")),
                 )
                 return
-        obj = _decode(raw.removesuffix(b"\n").removesuffix(b"\r"), lineno, report)
-        if obj is _BAD:
+        if raw is None:
+            content = True
+        block.append((lineno, raw))  # type: ignore[arg-type]  # None marks a line over MAX_LINE_BYTES
+        if len(block) == BLOCK_LINES:
+            _read_block(block, state)
+            block = []
+    if block:
+        _read_block(block, state)
+
+    for name, values in state.seen_conditions.items():
+        if len(values) > 1:
+            listed = ", ".join(f"{v!r} (first on line {n})" for v, n in values.items())
+            report.error("conditions", "file", f"meta.{name}", "the same on every line", listed)
+        sub.conditions[name] = next(iter(values))
+    if len(state.models) > 1:
+        names = ", ".join(f"{m!r} (first on line {n})" for m, n in state.models.items())
+        report.error("model", "file", "model", "the same model on every line", names)
+    sub.model = next(iter(state.models), None)
+    if not content:  # nothing but blank lines: one message, not a warning per line
+        sub.report = report = Report(str(sub.path), "submission")
+        report.error("empty", "file", "", "one JSON object per line", "an empty file")
+        return
+    _summarize(report, sub, lineno)
+
+
+def _read_block(block: list[tuple[int, bytes]], state: _FileState) -> None:
+    if not _read_clean_block(block, state):
+        for lineno, raw in block:
+            _read_line(lineno, raw, state)
+
+
+def _read_clean_block(block: list[tuple[int, bytes]], state: _FileState) -> bool:
+    """Read a block column by column if it is clean; False (nothing recorded) if it has any problem.
+
+    Clean: every line is a flat object the schema accepts (asked per column, see
+    `CompiledSchema.suspect_rows`), with a key of the split seen nowhere before, a finite
+    number where a number is. Blank lines and extra fields (warnings) are allowed. Each value
+    comes from the same decoder the line-by-line path uses, so both paths read the same numbers.
+    """
+    numbered: list[int] = []
+    texts: list[str] = []
+    blank: list[int] = []
+    for lineno, raw in block:
+        if raw is None:
+            return False
+        if not raw.strip():
+            blank.append(lineno)
             continue
-        if not isinstance(obj, dict):
-            found = _KIND.get(type(obj), type(obj).__name__)
-            hint = " (JSON Lines: one object per line, not one array)" if isinstance(obj, list) else ""
-            report.error("not-object", f"line {lineno}", "", "a JSON object" + hint, found)
-            continue
-        errors = schema.errors(obj)
-        for e in errors:
-            report.error("schema", f"line {lineno}", e.field, e.expected, _with_hint(e.field, obj, e.found))
-        for extra in sorted(set(obj) - known_fields):
+        try:
+            texts.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            return False
+        numbered.append(lineno)
+    try:
+        objs = [_DECODER.decode(text) for text in texts]
+    except (ValueError, RecursionError):  # JSONDecodeError, duplicate fields, NaN, 1e400, 5,000 digits
+        return False
+    if any(type(obj) is not dict for obj in objs):
+        return False
+    if any("\\u" in text for text in texts) and any(map(_has_lone_surrogate, objs)):
+        return False
+    if state.schema.suspect_rows(objs):
+        return False
+    try:
+        keys = row_keys({name: [obj[name] for obj in objs] for name in layout().key})
+        values = [obj.get("prediction") for obj in objs]
+        numbers = [None if v is None else float(v) for v in values]
+    except OverflowError:  # an integer beyond the float range: the line-by-line path names it
+        return False
+    distinct = set(keys)
+    if len(distinct) != len(keys) or not distinct <= state.universe or not state.first_line.keys().isdisjoint(distinct):
+        return False
+
+    # Clean: record it. Warnings in line order, as the line-by-line path gives them.
+    report = state.sub.report
+    warnings = [(lineno, "") for lineno in blank]
+    warnings += [
+        (lineno, extra) for lineno, obj in zip(numbered, objs, strict=True) for extra in state.extra_fields(obj)
+    ]
+    for lineno, extra in sorted(warnings):
+        if extra:
             report.warning(
                 "unknown-field",
                 f"line {lineno}",
@@ -262,61 +349,91 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
                 "only the fields of predictions.schema.json",
                 "an extra field (ignored)",
             )
-        if errors:
-            continue
-        key = row_key(obj)
-        if key not in universe:
-            report.error(
-                "unknown-key", f"line {lineno}", "", "the key of a row of the canonical split", format_key(key)
-            )
-            continue
-        if key in first_line:
-            report.error(
-                "duplicate-key",
-                f"line {lineno}",
-                "",
-                "each row key once",
-                f"{format_key(key)} again (first on line {first_line[key]})",
-            )
-            continue
-        first_line[key] = lineno
+        else:
+            report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
+    state.first_line.update(zip(keys, numbered, strict=True))
+    for obj, lineno in zip(objs, numbered, strict=True):
         if "model" in obj:
-            models.setdefault(obj["model"], lineno)
-        meta = obj.get("meta")
-        if meta:
-            for name in CONDITIONS:
-                value = meta.get(name)
-                if isinstance(value, str):
-                    seen_conditions.setdefault(name, {}).setdefault(value, lineno)
-        has_response = "response" in obj
-        value = obj.get("prediction")
-        try:
-            number = None if value is None else float(value)
-        except OverflowError:  # an integer literal beyond the float range
-            report.error(
-                "non-finite",
-                f"line {lineno}",
-                "prediction",
-                "finite numbers",
-                f"an integer of {len(str(value))} digits",
-            )
-            continue
-        sub.predictions.append(Prediction(key, lineno, obj.get("response"), number, has_response))
+            state.models.setdefault(obj["model"], lineno)
+        if obj.get("meta"):
+            _note_conditions(obj["meta"], lineno, state)
+    has_response = ["response" in obj for obj in objs]
+    responses = [obj.get("response") for obj in objs]
+    state.sub.predictions.extend(
+        map(Prediction._make, zip(keys, numbered, responses, numbers, has_response, strict=True))
+    )
+    return True
 
-    for name, values in seen_conditions.items():
-        if len(values) > 1:
-            listed = ", ".join(f"{v!r} (first on line {n})" for v, n in values.items())
-            report.error("conditions", "file", f"meta.{name}", "the same on every line", listed)
-        sub.conditions[name] = next(iter(values))
-    if len(models) > 1:
-        names = ", ".join(f"{m!r} (first on line {n})" for m, n in models.items())
-        report.error("model", "file", "model", "the same model on every line", names)
-    sub.model = next(iter(models), None)
-    if not content:  # nothing but blank lines: one message, not a warning per line
-        sub.report = report = Report(str(sub.path), "submission")
-        report.error("empty", "file", "", "one JSON object per line", "an empty file")
+
+def _note_conditions(meta: dict[str, Any], lineno: int, state: _FileState) -> None:
+    for name in CONDITIONS:
+        value = meta.get(name)
+        if isinstance(value, str):
+            state.seen_conditions.setdefault(name, {}).setdefault(value, lineno)
+
+
+def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
+    """One line, every problem reported in the order the file shows it."""
+    report = state.sub.report
+    if raw is None:
+        report.error("too-long", f"line {lineno}", "", f"a line of at most {MAX_LINE_BYTES:,} bytes", "longer")
         return
-    _summarize(report, sub, lineno)
+    if not raw.strip():
+        report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
+        return
+    obj = _decode(raw.removesuffix(b"\n").removesuffix(b"\r"), lineno, report)
+    if obj is _BAD:
+        return
+    if not isinstance(obj, dict):
+        found = _KIND.get(type(obj), type(obj).__name__)
+        hint = " (JSON Lines: one object per line, not one array)" if isinstance(obj, list) else ""
+        report.error("not-object", f"line {lineno}", "", "a JSON object" + hint, found)
+        return
+    errors = state.schema.errors(obj)
+    for e in errors:
+        report.error("schema", f"line {lineno}", e.field, e.expected, _with_hint(e.field, obj, e.found))
+    for extra in state.extra_fields(obj):
+        report.warning(
+            "unknown-field",
+            f"line {lineno}",
+            extra,
+            "only the fields of predictions.schema.json",
+            "an extra field (ignored)",
+        )
+    if errors:
+        return
+    key = row_key(obj)
+    if key not in state.universe:
+        report.error("unknown-key", f"line {lineno}", "", "the key of a row of the canonical split", format_key(key))
+        return
+    if key in state.first_line:
+        report.error(
+            "duplicate-key",
+            f"line {lineno}",
+            "",
+            "each row key once",
+            f"{format_key(key)} again (first on line {state.first_line[key]})",
+        )
+        return
+    state.first_line[key] = lineno
+    if "model" in obj:
+        state.models.setdefault(obj["model"], lineno)
+    meta = obj.get("meta")
+    if meta:
+        _note_conditions(meta, lineno, state)
+    value = obj.get("prediction")
+    try:
+        number = None if value is None else float(value)
+    except OverflowError:  # an integer literal beyond the float range
+        report.error(
+            "non-finite",
+            f"line {lineno}",
+            "prediction",
+            "finite numbers",
+            f"an integer of {len(str(value))} digits",
+        )
+        return
+    state.sub.predictions.append(Prediction(key, lineno, obj.get("response"), number, has_response="response" in obj))
 
 
 def _summarize(report: Report, sub: Submission, lines: int) -> None:

@@ -1,0 +1,189 @@
+"""The columnar paths of issue #11 give exactly what the line-by-line and row-by-row paths give."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mathbode.schema import layout, submission
+
+from .conftest import COMMITTED_DIST
+
+LAY = layout()
+
+
+@pytest.fixture(scope="module")
+def valid_lines():
+    """Two sweeps of every signal of linear_solve plus one of similar_triangles, answered exactly."""
+    table = pq.read_table(COMMITTED_DIST / "data" / "linear_solve.parquet").slice(0, 256)
+    rows = table.select([*LAY.key, "ground_truth"]).to_pylist()
+    return [
+        json.dumps({**{k: r[k] for k in LAY.key}, "response": f"[answer_start] {r['ground_truth']:.6f} [answer_end]"})
+        for r in rows
+    ]
+
+
+#: Damage a user or an attacker does to one line (the text of the line in, the new text out).
+MUTATIONS = {
+    "blank": lambda line: "   ",
+    "extra field": lambda line: line[:-1] + ', "id": 7}',
+    "model": lambda line: line[:-1] + ', "model": "m"}',
+    "other model": lambda line: line[:-1] + ', "model": "n"}',
+    "empty model": lambda line: line[:-1] + ', "model": ""}',
+    "meta": lambda line: line[:-1] + ', "meta": {"prompting": "few-shot", "latency_s": 0.5}}',
+    "other meta": lambda line: line[:-1] + ', "meta": {"prompting": "zero-shot"}}',
+    "meta list": lambda line: line[:-1] + ', "meta": [1]}',
+    "duplicate field": lambda line: line[:-1] + ', "time_step": 3}',
+    "both answers": lambda line: line[:-1] + ', "prediction": null}',
+    "prediction": lambda line: (
+        json.dumps({k: v for k, v in json.loads(line).items() if k != "response"})[:-1] + ', "prediction": 1.5}'
+    ),
+    "huge integer": lambda line: line.replace(
+        '"response": "[answer_start]', '"prediction": 1' + "0" * 400 + ', "x": "'
+    ),
+    "overflow": lambda line: line[:-1] + ', "meta": {"latency_s": 1e400}}',
+    "nan": lambda line: line[:-1] + ', "meta": {"latency_s": NaN}}',
+    "lone surrogate": lambda line: line[:-1] + ', "model": "\\ud800"}',
+    "escaped text": lambda line: line[:-1] + ', "model": "caf\\u00e9"}',
+    "string step": lambda line: line.replace('"time_step": ', '"time_step": "') + "",
+    "float step": lambda line: line.replace('"time_step": ', '"time_step": 1.0 + '),
+    "whole float step": lambda line: json.dumps(
+        {**json.loads(line), "time_step": float(json.loads(line)["time_step"])}
+    ),
+    "bool id": lambda line: json.dumps({**json.loads(line), "question_id": True}),
+    "bad family": lambda line: json.dumps({**json.loads(line), "family": "linear_solv"}),
+    "not an object": lambda line: "[1, 2]",
+    "broken": lambda line: line[:-3],
+    "latin-1": lambda line: line[:-1] + ', "model": "caf\xe9"}',
+}
+
+
+def _read_both(path, monkeypatch):
+    fast = submission.read_submission(path)
+    with monkeypatch.context() as m:
+        m.setattr(submission, "_read_clean_block", lambda block, state: False)
+        exact = submission.read_submission(path)
+    return fast, exact
+
+
+def _same(fast, exact):
+    assert fast.report.to_dict(max_examples=1000) == exact.report.to_dict(max_examples=1000)
+    assert fast.predictions == exact.predictions
+    assert (fast.model, fast.conditions) == (exact.model, exact.conditions)
+
+
+@given(
+    damage=st.lists(st.tuples(st.integers(0, 255), st.sampled_from(sorted(MUTATIONS))), max_size=6),
+    duplicate=st.booleans(),
+    bom=st.booleans(),
+)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_block_reader_reports_what_the_line_reader_reports(
+    valid_lines, tmp_path, monkeypatch, damage, duplicate, bom
+):
+    monkeypatch.setattr(submission, "BLOCK_LINES", 32)  # several blocks: clean ones and damaged ones
+    lines = list(valid_lines)
+    for index, name in damage:
+        lines[index] = MUTATIONS[name](valid_lines[index])  # the last damage to a line wins
+    if duplicate:
+        lines.append(lines[3])  # a key seen in an earlier block
+    data = ("\ufeff" if bom else "") + "\n".join(lines) + "\n"
+    path = tmp_path / "sub.jsonl"
+    path.write_bytes(data.encode("utf-8", "surrogatepass").replace("caf\xe9".encode(), b"caf\xe9"))
+    fast, exact = _read_both(path, monkeypatch)
+    _same(fast, exact)
+
+
+def test_a_clean_file_takes_the_block_path_and_reads_every_line(valid_lines, tmp_path, monkeypatch):
+    path = tmp_path / "sub.jsonl"
+    path.write_text("\n".join(valid_lines) + "\n")
+    calls = []
+    original = submission._read_clean_block
+    monkeypatch.setattr(submission, "_read_clean_block", lambda b, s: calls.append(original(b, s)) or calls[-1])
+    sub = submission.read_submission(path)
+    assert calls == [True] and len(sub.predictions) == 256 and sub.report.valid
+    assert [p.line for p in sub.predictions] == list(range(1, 257))
+
+
+def _table_reports(table, monkeypatch):
+    from mathbode.schema import dataset
+    from mathbode.schema.report import Report
+
+    out = []
+    for exact in (False, True):
+        with monkeypatch.context() as m:
+            if exact:
+                m.setattr(dataset, "_clean_table", lambda table: None)
+            report = Report("x", "dataset")
+            found = dataset.check_table(table, report, "data/x.parquet")
+            out.append((found, report.to_dict(max_examples=1000)))
+    return out
+
+
+def _set(table, column, index, value):
+    import pyarrow as pa
+
+    values = table.column(column).to_pylist()
+    values[index] = value
+    return table.set_column(
+        table.schema.get_field_index(column),
+        table.schema.field(column),
+        pa.array(values, table.schema.field(column).type),
+    )
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "none",
+        "two families",
+        "rows swapped",
+        "row dropped",
+        "row repeated",
+        "nan truth",
+        "empty prompt",
+        "chirp frequency out of range",
+        "chirp frequency moved",
+        "sinusoid frequency moved",
+        "step with a phase",
+        "unknown family",
+    ],
+)
+def test_the_column_wise_table_check_agrees_with_the_row_by_row_check(damage, monkeypatch):
+    import pyarrow as pa
+
+    table = pq.read_table(COMMITTED_DIST / "data" / "linear_solve.parquet")
+    signals = table.column("signal_type").to_pylist()
+    chirp, step = signals.index("chirp"), signals.index("step")
+    if damage == "two families":
+        table = pa.concat_tables([table, pq.read_table(COMMITTED_DIST / "data" / "linear_system.parquet")])
+    elif damage == "rows swapped":
+        order = list(range(table.num_rows))
+        order[10], order[11] = 11, 10
+        table = table.take(order)
+    elif damage == "row dropped":
+        table = table.take([i for i in range(table.num_rows) if i != 500])
+    elif damage == "row repeated":
+        table = table.take([*range(table.num_rows), 7])
+    elif damage == "nan truth":
+        table = _set(table, "ground_truth", 3, float("nan"))
+    elif damage == "empty prompt":
+        table = _set(table, "prompt", 4, "")
+    elif damage == "chirp frequency out of range":
+        table = _set(table, "frequency_cycles", chirp + 2, 17.5)
+    elif damage == "chirp frequency moved":
+        table = _set(table, "frequency_cycles", chirp + 2, 2.0)  # in range: not part of a chirp's key
+    elif damage == "sinusoid frequency moved":
+        table = _set(table, "frequency_cycles", 0, 2.0)
+    elif damage == "step with a phase":
+        table = _set(table, "phase_deg", step, 0.0)
+    elif damage == "unknown family":
+        table = _set(table, "family", 0, "linear_solv")
+    (fast_found, fast), (exact_found, exact) = _table_reports(table, monkeypatch)
+    assert fast == exact and fast_found == exact_found
+    # Row order is the content check's business (`row-order`), not the grid's.
+    assert fast["valid"] == (damage in ("none", "two families", "rows swapped", "chirp frequency moved"))
