@@ -1,14 +1,34 @@
-"""Benchmark `mathbode-validate` on the full dist/ and on a full 47,040-line submission.
+"""Benchmark `mathbode-validate` on the full dist/ and on a full 47,040-line submission (issue #11).
 
-python benchmarks/bench_validate.py [--repeat 5] [--dist dist]
+    python benchmarks/bench_validate.py [--repeat 5] [--dist dist]
+
+Each command is timed beside the baseline commit's (`common.BASELINE_COMMIT`, run from the same
+Python on the same files), alternating runs, median of `--repeat`; the ratio is baseline / now.
 """
 
 from __future__ import annotations
 
+import statistics
 import tempfile
+import time
 from pathlib import Path
 
-from common import command, parse_args, time_command, write_full_submission
+from common import BASELINE_COMMIT, baseline_command, command, parse_args, peak_rss_mb, write_full_submission
+
+
+def alternate(now: list[str], then: list[str], repeat: int) -> tuple[float, float]:
+    """Median seconds of `now` and of `then`, run turn about so a slow spell hits both."""
+    import subprocess
+
+    times: dict[int, list[float]] = {0: [], 1: []}
+    for _ in range(repeat):
+        for which, args in enumerate((now, then)):
+            start = time.perf_counter()
+            proc = subprocess.run(args, capture_output=True)
+            times[which].append(time.perf_counter() - start)
+            if proc.returncode != 0:
+                raise SystemExit(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stdout.decode()}")
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def main() -> None:
@@ -17,18 +37,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         sub = Path(tmp) / "full.jsonl"
         lines = write_full_submission(args.dist, sub)
-        med, runs, peak = time_command([validate, str(args.dist)], args.repeat)
-        print(
-            f"mathbode-validate {args.dist}: median {med:.3f} s over {args.repeat} runs "
-            f"(min {min(runs):.3f}, max {max(runs):.3f}); target <= 2 s"
-        )
-        med, runs, peak = time_command([validate, str(sub)], args.repeat)
+        baseline = baseline_command(Path(tmp), "validate")
         size = sub.stat().st_size / 1e6
-        print(
-            f"mathbode-validate full submission ({lines:,} lines, {size:.1f} MB): median {med:.3f} s "
-            f"(min {min(runs):.3f}, max {max(runs):.3f}); target <= 2 s"
-        )
-        print(f"peak RSS of any run: {peak:.0f} MB")
+        print(f"median of {args.repeat} runs each, baseline = {BASELINE_COMMIT} (before #11's columnar paths):")
+        targets = ((f"{args.dist}/ (release)", args.dist), (f"submission ({lines:,} lines, {size:.1f} MB)", sub))
+        for label, target in targets:
+            now, then = alternate([validate, str(target)], [*baseline, str(target)], args.repeat)
+            print(
+                f"  mathbode-validate {label}: {now:.3f} s; baseline {then:.3f} s; baseline / now = {then / now:.2f}x"
+            )
+        for label, target in (("release", args.dist), ("submission", sub)):
+            _, peak = peak_rss_mb([validate, str(target)])
+            _, base_peak = peak_rss_mb([*baseline, str(target)])
+            print(f"  peak RSS, {label}: {peak:.0f} MB (baseline {base_peak:.0f} MB)")
 
 
 if __name__ == "__main__":

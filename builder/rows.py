@@ -13,6 +13,7 @@ from typing import Sequence
 
 import pyarrow as pa
 
+from mathbode.core.arrow_columns import table_from_lists
 from mathbode.schema.layout import CHIRP, SINUSOID, STEP, Layout, Sweep, layout
 
 from . import signals
@@ -43,6 +44,12 @@ def sweep_p_values(family: Family, sweep: Sweep, unit: Sequence[Decimal]) -> lis
 def family_table(family: Family, lay: Layout | None = None) -> pa.Table:
     """All rows of `family` in canonical order, with the layout's exact Arrow schema."""
     lay = lay or layout()
+    return table_from_lists(family_columns(family, lay), lay.arrow_schema)
+
+
+def family_columns(family: Family, lay: Layout | None = None) -> dict[str, list]:
+    """All rows of `family` in canonical order, as Python lists per column (see `family_table`)."""
+    lay = lay or layout()
     T = lay.time_steps
     instruction = lay.answer_instruction()
     cols: dict[str, list] = {name: [] for name in lay.column_names}
@@ -70,4 +77,4 @@ def family_table(family: Family, lay: Layout | None = None) -> pa.Table:
                 cols["p_value"].append(float(p))
                 cols["prompt"].append(prompt_cache[p])
                 cols["ground_truth"].append(truth_cache[p])
-    return pa.table(cols, schema=lay.arrow_schema)
+    return cols

@@ -11,14 +11,20 @@ from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any
 
-from huggingface_hub import DatasetCard, DatasetCardData
-
 from mathbode.schema.layout import Layout, layout
 from mathbode.schema.manifest import Manifest
 
 from .metadata import card_metadata
 
 DEFAULT_REPO_ID = "ORG/MathBode"
+
+
+def card_classes() -> tuple[Any, Any]:
+    """huggingface_hub's DatasetCard and DatasetCardData, imported on first use: the import takes
+    about half a second, which a build can spend while its families are being generated."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    return DatasetCard, DatasetCardData
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,7 @@ def _columns(lay: Layout) -> list[dict[str, Any]]:
 def _render(template: str, metadata: dict[str, Any], **context: Any) -> str:
     # huggingface_hub renders the YAML block (`card_data`) and the Jinja2 body; the trailing
     # newline Jinja2 strips is put back so the file ends like any text file.
+    DatasetCard, DatasetCardData = card_classes()
     card = DatasetCard.from_template(DatasetCardData(**metadata), template_str=_template(template), **context)
     return card.content.rstrip("\n") + "\n"
 

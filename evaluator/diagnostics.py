@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mathbode.schema.keys import RowKey, SweepKey
-from mathbode.schema.layout import CHIRP, STEP, layout
+from mathbode.schema.keys import SweepKey
+from mathbode.schema.layout import CHIRP, layout
 
-from .transients import OCTAVES, chirp_curve, curve_at, normalised_step, step_response
+from .reference_index import ReferenceIndex
+from .transients import OCTAVES, chirp_curves, curve_at, normalised_step, step_response
 
 #: Columns naming a chirp or step sweep in chirp.csv and step.csv.
 TRANSIENT_COLUMNS = ["family", "question_id", "signal_type", "amplitude_scale"]
@@ -32,47 +33,53 @@ def _nanmean(values: Any) -> float:
 
 
 def transient_tables(
-    ref: dict[str, list[Any]], answers: dict[RowKey, float], sweeps: set[SweepKey]
+    index: ReferenceIndex, answers: np.ndarray, sweeps: set[SweepKey]
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, list[float]]]:
     """(chirp.csv, step.csv, step curves): every window of every chirp sweep, every step sweep's
     response, and per family the mean normalised step response from 4 steps before the switch.
 
-    `ref` holds the reference's key columns and `ground_truth` as Python lists (the scorer's).
+    `answers` holds each reference row's answer (NaN where none), in the index's row order.
     """
     lay = layout()
-    T = lay.time_steps
-    truth: dict[SweepKey, np.ndarray] = {}
-    for i, signal in enumerate(ref["signal_type"]):
-        if signal not in (CHIRP, STEP):
-            continue
-        key = RowKey(*(ref[c][i] for c in lay.key))
-        key = key._replace(frequency_cycles=None, phase_deg=None)
-        if key.sweep in sweeps:
-            truth.setdefault(key.sweep, np.full(T, math.nan))[key.time_step] = ref["ground_truth"][i]
-    chirp_rows, step_rows = [], []
+    chosen = [sweep for sweep in index.transient_sweeps if sweep in sweeps]
+    chirps = [sweep for sweep in chosen if sweep.signal_type == CHIRP]
+    chirp = _chirp_table(index, answers, chirps)
+    step_rows = []
     curves: dict[str, list[np.ndarray]] = {}
-    for sweep in sorted(truth, key=lambda s: (lay.families.index(s.family), s[1:4])):
-        model = np.array([answers.get(sweep.row(t), math.nan) for t in range(T)])
-        names = dict(
-            zip(
-                TRANSIENT_COLUMNS,
-                (sweep.family, sweep.question_id, sweep.signal_type, sweep.amplitude_scale),
-                strict=True,
-            )
-        )
+    for sweep in chosen:
         if sweep.signal_type == CHIRP:
-            for row in chirp_curve(truth[sweep], model, lay.chirp_start_cycles, lay.chirp_end_cycles):
-                chirp_rows.append({**names, **row})
-        else:
-            step_rows.append({**names, **step_response(truth[sweep], model, lay.step_switch)})
-            curves.setdefault(sweep.family, []).append(normalised_step(truth[sweep], model, lay.step_switch))
-    chirp = pd.DataFrame(
-        chirp_rows,
-        columns=[*TRANSIENT_COLUMNS, "centre_step", "frequency_cycles", "gain", "phase_err_deg", "compliance"],
-    )
+            continue
+        where = index.steps[sweep]
+        truth, model = index.truth[where], answers[where]
+        names = (sweep.family, sweep.question_id, sweep.signal_type, sweep.amplitude_scale)
+        step_rows.append(
+            {**dict(zip(TRANSIENT_COLUMNS, names, strict=True)), **step_response(truth, model, lay.step_switch)}
+        )
+        curves.setdefault(sweep.family, []).append(normalised_step(truth, model, lay.step_switch))
     step = pd.DataFrame(step_rows, columns=[*TRANSIENT_COLUMNS, *STEP_METRICS])
     mean_curves = {family: [_nanmean(column) for column in np.stack(rs).T] for family, rs in curves.items()}
     return chirp, step, mean_curves
+
+
+CHIRP_COLUMNS = [*TRANSIENT_COLUMNS, "centre_step", "frequency_cycles", "gain", "phase_err_deg", "compliance"]
+
+
+def _chirp_table(index: ReferenceIndex, answers: np.ndarray, chirps: list[SweepKey]) -> pd.DataFrame:
+    """chirp.csv: one row per window of each chirp sweep, sweeps in the given order."""
+    if not chirps:
+        return pd.DataFrame(columns=CHIRP_COLUMNS)
+    lay = layout()
+    where = np.array([index.steps[sweep] for sweep in chirps])
+    curves = chirp_curves(index.truth[where], answers[where], lay.chirp_start_cycles, lay.chirp_end_cycles)
+    windows = len(curves["centre_step"])
+    table: dict[str, Any] = {
+        name: [getattr(sweep, name) for sweep in chirps for _ in range(windows)] for name in TRANSIENT_COLUMNS
+    }
+    table["centre_step"] = np.tile(curves["centre_step"], len(chirps))
+    table["frequency_cycles"] = np.tile(curves["frequency_cycles"], len(chirps))
+    for name in ("gain", "phase_err_deg", "compliance"):
+        table[name] = curves[name].ravel()
+    return pd.DataFrame(table, columns=CHIRP_COLUMNS)
 
 
 def family_curves(chirp: pd.DataFrame) -> dict[str, list[dict[str, float]]]:

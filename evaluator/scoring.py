@@ -15,7 +15,7 @@ import pandas as pd
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
 from mathbode.schema.layout import SINUSOID, layout
-from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate, truncate_array
+from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
@@ -23,6 +23,7 @@ from mathbode.schema.submission import Prediction
 from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, frequency_summary, overall
 from .diagnostics import diagnostics, transient_tables
 from .metrics import SWEEP_METRICS, sweep_metrics
+from .reference_index import reference_index
 from .uncertainty import intervals, wilson_interval
 
 CUSTOM = "custom"
@@ -178,56 +179,51 @@ def score(
     """
     lay = layout()
     T = lay.time_steps
+    index = reference_index(reference)
+    # Every answer in one array over the reference's rows (NaN: not answered or non-compliant).
+    values = [answer_value(p, parser) for p in predictions]
+    y_all = index.answer_array([p.key for p in predictions], values)
     sinusoid = [p for p in predictions if p.key.signal_type == SINUSOID]
-    answers: dict[RowKey, float] = {p.key: answer_value(p, parser) for p in sinusoid}
-    transient = {p.key: answer_value(p, parser) for p in predictions if p.key.signal_type != SINUSOID}
+    answers: dict[RowKey, float] = {
+        p.key: v for p, v in zip(predictions, values, strict=True) if p.key.signal_type == SINUSOID
+    }
+    transient_keys = [p.key for p in predictions if p.key.signal_type != SINUSOID]
     answered_families = {k.family for k in answers}
     touched = {k.sweep for k in answers}
-    transient_sweeps = {k.sweep for k in transient}
+    transient_sweeps = {k.sweep for k in transient_keys}
     if preset:
         preset_name = lay.preset_name(preset) if preset.upper() != ALL_PRESET else ALL_PRESET
         in_scope = {s for s in scored_sweeps(preset_name) if s.family in answered_families}
-        transient_sweeps |= transient_scope(preset_name, answered_families | {k.family for k in transient})
+        transient_sweeps |= transient_scope(preset_name, answered_families | {k.family for k in transient_keys})
     else:
         in_scope, preset_name = touched, detect_preset(touched, transient_sweeps)
 
-    # Plain Python columns: per-row lookups are much faster than on Arrow-backed pandas.
-    ref = reference.table.select([*lay.key, "ground_truth"]).to_pydict()
-    rows = [
-        (key, truth)
-        for key, truth in zip(
-            map(RowKey._make, zip(*(ref[c] for c in lay.key), strict=True)), ref["ground_truth"], strict=True
-        )
-        if key.signal_type == SINUSOID and key[:-1] in in_scope  # key[:-1] == key.sweep, without building one
-    ]
-    # Canonical sweep order (families in layout order), each sweep's steps in time order.
-    rank = {f: n for n, f in enumerate(lay.families)}
-    rows.sort(key=lambda row: (rank[row[0].family], *row[0][1:]))
-    y = np.array([answers.get(key, math.nan) for key, _ in rows], dtype=float)
-    truth = np.array([t for _, t in rows], dtype=float)
-    n_sweeps = len(rows) // T
-    sweep_keys = pd.DataFrame([[getattr(key, c) for c in SWEEP_COLUMNS] for key, _ in rows[::T]], columns=SWEEP_COLUMNS)
-    frequencies = [key.frequency_cycles or 0.0 for key, _ in rows[::T]]  # sinusoid keys always carry one
-    metrics = [
-        sweep_metrics(truth[i * T : (i + 1) * T], y[i * T : (i + 1) * T], frequencies[i], T) for i in range(n_sweeps)
-    ]
+    # The sweeps in scope, in canonical order (families in layout order), steps in time order.
+    scoped = [s for s in index.sinusoid_sweeps if s in in_scope]
+    n_sweeps = len(scoped)
+    where = np.array([index.steps[s] for s in scoped], dtype=np.int64).reshape(n_sweeps, T)
+    y = y_all[where]
+    truth = index.truth[where]
+    sweep_keys = pd.DataFrame([[getattr(s, c) for c in SWEEP_COLUMNS] for s in scoped], columns=SWEEP_COLUMNS)
+    metrics = [sweep_metrics(truth[i], y[i], s.frequency_cycles or 0.0, T) for i, s in enumerate(scoped)]
     sweeps = pd.concat([sweep_keys, pd.DataFrame(metrics, columns=list(SWEEP_METRICS))], axis=1)
     summary = frequency_summary(sweeps)
     fam = family_scores(summary, config)
     # Correct = the answer is the truth truncated to six decimals (missing answers are not).
-    exact = truncate_array(truth)
-    hits = y == exact
-    correct = dict(zip((key for key, _ in rows), hits.tolist(), strict=True))
+    hits = y == index.exact[where]
+    flat_keys = [key for s in scoped for key in index.sweep_keys_flat[s]]
+    correct = dict(zip(flat_keys, hits.ravel().tolist(), strict=True))
+    rows = hits.size
     accuracy = {
         "correct": int(hits.sum()),
-        "rows": len(rows),
-        "rate": float(hits.mean()) if len(rows) else math.nan,
-        "wilson_95": wilson_interval(int(hits.sum()), len(rows)),
+        "rows": rows,
+        "rate": float(hits.mean()) if rows else math.nan,
+        "wilson_95": wilson_interval(int(hits.sum()), rows),
     }
     extra: dict[str, Any] = {}
     if resamples > 0 and n_sweeps:
         extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
-    chirp, step, step_curves = transient_tables(ref, transient, transient_sweeps)
+    chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     if transient_sweeps:
         extra["diagnostics"] = diagnostics(chirp, step, summary)
     total = overall(fam, lay.families)

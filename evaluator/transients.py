@@ -21,6 +21,7 @@ model's settled pre-step level (the mean of its answers over the 16 steps before
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -80,6 +81,58 @@ def chirp_curve(truth: np.ndarray, model: np.ndarray, start_cycles: float, end_c
             }
         )
     return rows
+
+
+@lru_cache(maxsize=8)
+def _window_projectors(time_steps: int, start_cycles: float, end_cycles: float) -> np.ndarray:
+    """Per window start: the least-squares projector (3 x CHIRP_WINDOW) of [1, sin theta, cos theta]
+    over the window's steps (lstsq's cutoff, so the same minimum-norm solution)."""
+    theta = chirp_phase(time_steps, start_cycles, end_cycles)
+    out = []
+    for first in range(time_steps - CHIRP_WINDOW + 1):
+        window = theta[first : first + CHIRP_WINDOW]
+        design = np.column_stack([np.ones(CHIRP_WINDOW), np.sin(window), np.cos(window)])
+        out.append(np.linalg.pinv(design, rcond=max(design.shape) * np.finfo(float).eps))
+    return np.array(out)
+
+
+def chirp_curves(truth: np.ndarray, model: np.ndarray, start_cycles: float, end_cycles: float) -> dict[str, np.ndarray]:
+    """`chirp_curve` of many sweeps at once: `truth` and `model` are (sweeps, T); every output is
+    (sweeps, windows), plus `centre_step` and `frequency_cycles` per window.
+
+    A window whose answers are all there is fitted by one product with its shared projector (the
+    same least-squares solution as `lstsq`, to rounding); a window with missing answers goes the
+    per-window way (`_local_fit`), as the sweep-at-a-time function does.
+    """
+    steps = truth.shape[1]
+    projectors = _window_projectors(steps, start_cycles, end_cycles)
+    windows = steps - CHIRP_WINDOW + 1
+    view = np.lib.stride_tricks.sliding_window_view
+
+    def fit(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        coef = np.einsum("wkt,swt->swk", projectors, view(y, CHIRP_WINDOW, axis=1))
+        return np.hypot(coef[..., 1], coef[..., 2]), np.arctan2(coef[..., 2], coef[..., 1])
+
+    amp_t, ph_t = fit(truth)
+    finite = view(np.isfinite(model), CHIRP_WINDOW, axis=1)
+    complete = finite.all(axis=2)
+    amp_m, ph_m = fit(np.where(np.isfinite(model), model, 0.0))
+    theta = chirp_phase(steps, start_cycles, end_cycles)
+    for s, first in zip(*np.nonzero(~complete), strict=True):
+        window = slice(first, first + CHIRP_WINDOW)
+        amp_m[s, first], ph_m[s, first] = _local_fit(model[s, window], theta[window])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        has_truth = amp_t > 0
+        gain = np.where(has_truth, amp_m / amp_t, math.nan)
+        phase = np.where(has_truth, np.degrees((ph_m - ph_t + math.pi) % (2 * math.pi) - math.pi), math.nan)
+    centres = np.arange(windows) + (CHIRP_WINDOW - 1) / 2
+    return {
+        "centre_step": centres,
+        "frequency_cycles": chirp_frequency(steps, start_cycles, end_cycles, centres),
+        "gain": gain,
+        "phase_err_deg": phase,
+        "compliance": finite.mean(axis=2),
+    }
 
 
 def curve_at(curve: list[dict[str, float]], frequency: float) -> dict[str, float]:

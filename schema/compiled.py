@@ -255,9 +255,9 @@ class CompiledSchema:
         return suspects
 
     def suspect_columns(self, columns: dict[str, list[Any]], present: list[str] | None = None) -> list[int]:
-        """`suspect_rows` for rows given as columns of equal length, every field present in every row
-        (an Arrow table's `to_pylist` per column: a null is a JSON null). `present` names every
-        field the rows have, when only some are given (the others are known to be valid)."""
+        """`suspect_rows` for rows given as columns of equal length (an Arrow table's `to_pylist`
+        per column: a null is a JSON null). A field absent from a row holds `MISSING` there.
+        `present` names fields every row has that are not given (known to be valid)."""
         if not self._separable:
             return list(range(len(next(iter(columns.values()), []))))
         conditions = columns.get(CONDITION_FIELD)
@@ -268,13 +268,18 @@ class CompiledSchema:
                 by_condition.setdefault(cond if cond is _MISSING else (type(cond), cond), []).append(i)
         except TypeError:
             return list(range(n))
-        keys = frozenset(present if present is not None else columns)
+        sometimes = [name for name, column in columns.items() if any(v is _MISSING for v in column)]
+        always = frozenset(present or ()) | {name for name in columns if name not in sometimes}
+        # Which of the sometimes-absent fields each row has: a file repeats a few such shapes.
+        shapes = list(zip(*([v is not _MISSING for v in columns[name]] for name in sometimes), strict=True))
         suspects: set[int] = set()
         for cond_key, indices in by_condition.items():
             cond = _MISSING if cond_key is _MISSING else cond_key[1]
-            if self._structural_errors(keys, cond, cond_key):
-                suspects.update(indices)
-                continue
+            group_shapes = {shapes[i] for i in indices} if sometimes else {()}
+            for shape in group_shapes:
+                keys = always | {name for name, has in zip(sometimes, shape, strict=True) if has}
+                if self._structural_errors(frozenset(keys), cond, cond_key):
+                    suspects.update(i for i in indices if not sometimes or shapes[i] == shape)
             whole = len(indices) == n
             for name in self._projections:
                 if name in columns:
@@ -365,6 +370,8 @@ class _Missing:
 
 
 _MISSING = _Missing()
+#: A field a row does not have, in `suspect_columns`' columns.
+MISSING: Any = _MISSING
 
 
 @cache

@@ -18,9 +18,12 @@ LAY = layout()
 
 @pytest.fixture(scope="module")
 def valid_lines():
-    """Two sweeps of every signal of linear_solve plus one of similar_triangles, answered exactly."""
-    table = pq.read_table(COMMITTED_DIST / "data" / "linear_solve.parquet").slice(0, 256)
+    """Two sinusoid sweeps, a chirp sweep and a step sweep of linear_solve, answered exactly (256 lines)."""
+    table = pq.read_table(COMMITTED_DIST / "data" / "linear_solve.parquet")
     rows = table.select([*LAY.key, "ground_truth"]).to_pylist()
+    chirp = next(i for i, r in enumerate(rows) if r["signal_type"] == "chirp")
+    step = next(i for i, r in enumerate(rows) if r["signal_type"] == "step")
+    rows = rows[:128] + rows[chirp : chirp + 64] + rows[step : step + 64]
     return [
         json.dumps({**{k: r[k] for k in LAY.key}, "response": f"[answer_start] {r['ground_truth']:.6f} [answer_end]"})
         for r in rows
@@ -62,10 +65,20 @@ MUTATIONS = {
 }
 
 
-def _read_both(path, monkeypatch):
-    fast = submission.read_submission(path)
+#: Each fast layer alone, and both in their order: each must read what the line-by-line path reads.
+LAYERS = {
+    "arrow": ("_read_arrow_block",),
+    "python": ("_read_clean_block",),
+    "both": ("_read_arrow_block", "_read_clean_block"),
+}
+
+
+def _read_both(path, monkeypatch, layers=LAYERS["both"]):
     with monkeypatch.context() as m:
-        m.setattr(submission, "_read_clean_block", lambda block, state: False)
+        m.setattr(submission, "FAST_READERS", tuple(getattr(submission, name) for name in layers))
+        fast = submission.read_submission(path)
+    with monkeypatch.context() as m:
+        m.setattr(submission, "FAST_READERS", ())
         exact = submission.read_submission(path)
     return fast, exact
 
@@ -76,14 +89,15 @@ def _same(fast, exact):
     assert (fast.model, fast.conditions) == (exact.model, exact.conditions)
 
 
+@pytest.mark.parametrize("layers", sorted(LAYERS))
 @given(
     damage=st.lists(st.tuples(st.integers(0, 255), st.sampled_from(sorted(MUTATIONS))), max_size=6),
     duplicate=st.booleans(),
     bom=st.booleans(),
 )
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_the_block_reader_reports_what_the_line_reader_reports(
-    valid_lines, tmp_path, monkeypatch, damage, duplicate, bom
+    valid_lines, tmp_path, monkeypatch, layers, damage, duplicate, bom
 ):
     monkeypatch.setattr(submission, "BLOCK_LINES", 32)  # several blocks: clean ones and damaged ones
     lines = list(valid_lines)
@@ -94,19 +108,65 @@ def test_the_block_reader_reports_what_the_line_reader_reports(
     data = ("\ufeff" if bom else "") + "\n".join(lines) + "\n"
     path = tmp_path / "sub.jsonl"
     path.write_bytes(data.encode("utf-8", "surrogatepass").replace("caf\xe9".encode(), b"caf\xe9"))
-    fast, exact = _read_both(path, monkeypatch)
+    fast, exact = _read_both(path, monkeypatch, LAYERS[layers])
     _same(fast, exact)
 
 
-def test_a_clean_file_takes_the_block_path_and_reads_every_line(valid_lines, tmp_path, monkeypatch):
+@pytest.mark.parametrize("layer", ["_read_arrow_block", "_read_clean_block"])
+def test_a_clean_file_takes_each_fast_layer_and_reads_every_line(valid_lines, tmp_path, monkeypatch, layer):
     path = tmp_path / "sub.jsonl"
     path.write_text("\n".join(valid_lines) + "\n")
     calls = []
-    original = submission._read_clean_block
-    monkeypatch.setattr(submission, "_read_clean_block", lambda b, s: calls.append(original(b, s)) or calls[-1])
+    original = getattr(submission, layer)
+    monkeypatch.setattr(submission, "FAST_READERS", (lambda b, s: calls.append(original(b, s)) or calls[-1],))
     sub = submission.read_submission(path)
     assert calls == [True] and len(sub.predictions) == 256 and sub.report.valid
     assert [p.line for p in sub.predictions] == list(range(1, 257))
+    _same(sub, _read_both(path, monkeypatch)[1])
+
+
+#: Lines Arrow's reader takes but Python's `json` reads otherwise or refuses (see `_read_arrow_block`).
+ARROW_TRAPS = {
+    "escaped key": lambda line: line.replace('"response"', '"resp\\u006fnse"'),
+    "escaped null prediction": lambda line: line[:-1] + ', "predicti\\u006fn": null}',
+    "null prediction beside a response": lambda line: line[:-1] + ', "prediction": null}',
+    "prediction named inside the text": lambda line: line.replace("[answer_end]", 'said \\"prediction\\" [answer_end]'),
+    "nan": lambda line: line[:-1] + ', "meta": {"latency_s": NaN}}',
+    "infinity": lambda line: line[:-1] + ', "meta": {"latency_s": Infinity}}',
+    "integer minus zero": lambda line: (
+        json.dumps({k: v for k, v in json.loads(line).items() if k != "response"})[:-1] + ', "prediction": -0}'
+    ),
+    "two objects": lambda line: line + line,
+    "missing phase": lambda line: json.dumps({k: v for k, v in json.loads(line).items() if k != "phase_deg"}),
+    "null phase": lambda line: json.dumps({**json.loads(line), "phase_deg": None}),
+    "bool step": lambda line: json.dumps({**json.loads(line), "time_step": True}),
+    "nested meta": lambda line: line[:-1] + ', "meta": {"prompting": "few-shot", "inner": {"response": 1}}}',
+    "meta null": lambda line: line[:-1] + ', "meta": null}',
+    "400-digit prediction": lambda line: (
+        json.dumps({k: v for k, v in json.loads(line).items() if k != "response"})[:-1]
+        + ', "prediction": 1'
+        + "0" * 400
+        + "}"
+    ),
+    "400-digit meta": lambda line: line[:-1] + ', "meta": {"tokens": 1' + "0" * 400 + "}}",
+    "5000-digit meta": lambda line: line[:-1] + ', "meta": {"tokens": 1' + "0" * 5000 + "}}",
+    "1e400 meta": lambda line: line[:-1] + ', "meta": {"latency_s": 1e400}}',
+    "deep meta": lambda line: line[:-1] + ', "meta": {"x": ' + "[" * 3000 + "]" * 3000 + "}}",
+    # Arrow's reader crashes the process at this depth: the layer must never hand it such a line.
+    "very deep meta": lambda line: line[:-1] + ', "meta": {"x": ' + "[" * 200_000 + "]" * 200_000 + "}}",
+    "deep object meta": lambda line: line[:-1] + ', "meta": {"x": ' + '{"y": ' * 3000 + "1" + "}" * 3000 + "}}",
+}
+
+
+@pytest.mark.parametrize("line", [9, 140, 200], ids=["sinusoid", "chirp", "step"])
+@pytest.mark.parametrize("trap", sorted(ARROW_TRAPS))
+def test_the_arrow_layer_reads_hostile_lines_as_the_line_reader_does(valid_lines, tmp_path, monkeypatch, trap, line):
+    lines = list(valid_lines)
+    lines[line] = ARROW_TRAPS[trap](lines[line])  # one line: any other damage would make the layer decline
+    path = tmp_path / "sub.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    fast, exact = _read_both(path, monkeypatch, LAYERS["arrow"])
+    _same(fast, exact)
 
 
 def _table_reports(table, monkeypatch):
@@ -187,3 +247,18 @@ def test_the_column_wise_table_check_agrees_with_the_row_by_row_check(damage, mo
     assert fast == exact and fast_found == exact_found
     # Row order is the content check's business (`row-order`), not the grid's.
     assert fast["valid"] == (damage in ("none", "two families", "rows swapped", "chirp frequency moved"))
+
+
+def test_a_field_spelt_with_escapes_is_not_taken_for_an_absent_one(valid_lines, tmp_path, monkeypatch):
+    """Line 10 names `prediction` in plain text, line 11 with a \\u escape beside its response:
+    counting the plain name alone would take line 11's null prediction for an absent field."""
+    lines = list(valid_lines)
+    plain = json.loads(lines[9])
+    del plain["response"]
+    lines[9] = json.dumps({**plain, "prediction": 1.5})
+    lines[10] = lines[10][:-1] + ', "predicti\\u006fn": null}'
+    path = tmp_path / "sub.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    fast, exact = _read_both(path, monkeypatch, LAYERS["arrow"])
+    _same(fast, exact)
+    assert [(p.code, p.where) for p in exact.report.errors] == [("schema", "line 11")]

@@ -1,0 +1,95 @@
+"""The reference's rows arranged once for scoring, shared by every submission scored against it.
+
+Scoring ten submissions in one call reads the canonical rows, keys them and truncates their
+truth once: each submission then costs its own answers only (a dictionary lookup per line
+and array gathers), not a rebuild of 47,040 keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from mathbode.schema.keys import RowKey, SweepKey, row_keys
+from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.parsing import truncate_array
+from mathbode.schema.reference import Reference
+
+
+@dataclass(frozen=True)
+class ReferenceIndex:
+    """Every row of a reference: its key, its truth, and where each sweep's steps are."""
+
+    #: Row keys in the reference's order.
+    keys: list[RowKey]
+    #: Row key -> position.
+    position: dict[RowKey, int]
+    #: Ground truth per row, then NaN at position `len(keys)`, where a step the reference lacks points.
+    truth: np.ndarray
+    #: Sweep key -> the positions of its steps, in time order (`len(keys)` where the reference lacks one).
+    steps: dict[SweepKey, np.ndarray]
+    #: Sinusoid sweeps in canonical order (families in layout order, then key order).
+    sinusoid_sweeps: list[SweepKey]
+    #: Chirp and step sweeps, in the same order.
+    transient_sweeps: list[SweepKey]
+
+    def answer_array(self, keys: list[RowKey], values: list[float]) -> np.ndarray:
+        """Answers over the reference's positions, NaN where none (and at `len(keys)`); answers to
+        keys the reference does not hold are dropped."""
+        n = len(self.keys)
+        out = np.full(n + 2, np.nan)
+        out[[self.position.get(key, n + 1) for key in keys]] = values
+        return out[: n + 1]
+
+    @cached_property
+    def exact(self) -> np.ndarray:
+        """The truth truncated to six decimals: the answer that counts as exactly right."""
+        return truncate_array(self.truth)
+
+    @cached_property
+    def sweep_keys_flat(self) -> dict[SweepKey, list[RowKey]]:
+        """Each sweep's row keys in time order."""
+        T = layout().time_steps
+        return {sweep: [sweep.row(t) for t in range(T)] for sweep in self.steps}
+
+
+_CACHE: dict[int, tuple[Reference, ReferenceIndex]] = {}
+
+
+def reference_index(reference: Reference) -> ReferenceIndex:
+    """The index of `reference`, built once per reference object."""
+    hit = _CACHE.get(id(reference))
+    if hit is not None and hit[0] is reference:
+        return hit[1]
+    index = _build(reference)
+    _CACHE.clear()  # one reference at a time is what a command uses; do not keep old tables alive
+    _CACHE[id(reference)] = (reference, index)
+    return index
+
+
+def _build(reference: Reference) -> ReferenceIndex:
+    lay = layout()
+    T = lay.time_steps
+    table = reference.table
+    keys = row_keys({name: table.column(name).to_pylist() for name in lay.key})
+    truth = np.append(np.asarray(table.column("ground_truth").to_numpy(zero_copy_only=False), dtype=float), np.nan)
+    position = {key: i for i, key in enumerate(keys)}
+    steps: dict[SweepKey, np.ndarray] = {}
+    for i, key in enumerate(keys):
+        sweep = SweepKey._make(key[:-1])
+        where = steps.get(sweep)
+        if where is None:
+            where = steps[sweep] = np.full(T, len(keys), dtype=np.int64)
+        where[key.time_step] = i
+    rank = {family: n for n, family in enumerate(lay.families)}
+    ordered = sorted(steps, key=lambda s: (rank[s.family], s[1:4], s[4] or 0.0, s[5] or 0.0))
+    return ReferenceIndex(
+        keys=keys,
+        position=position,
+        truth=truth,
+        steps=steps,
+        sinusoid_sweeps=[s for s in ordered if s.signal_type == SINUSOID],
+        transient_sweeps=[s for s in ordered if s.signal_type != SINUSOID],
+    )
