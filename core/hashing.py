@@ -12,9 +12,12 @@ import struct
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from .arrow_columns import validity, with_nulls_as_zero
+from .digests import combined_hash, file_sha256
 
 _HASH = "sha256"
+__all__ = ["combined_hash", "content_hash", "file_sha256"]
 
 
 def _length_prefixed(column: pa.Array) -> bytes:
@@ -45,35 +48,14 @@ def _feed_column(h: "hashlib._Hash", name: str, column: pa.ChunkedArray | pa.Arr
     h.update(f"{name}:{column.type}:{len(column)}\n".encode())
     # One byte per value, 1 = valid. Conversions here stay in Arrow and numpy buffers: pyarrow's
     # own conversions of booleans and scalars import pandas (0.5 s), which nothing else here needs.
-    valid = _validity(column)
+    valid = validity(column)
     h.update(valid.tobytes())
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         h.update(_length_prefixed(column))
     else:
         # Nulls hash as 0 beside a validity byte, so a null and a 0 never collide.
-        values = _with_nulls_as_zero(column, valid)
+        values = with_nulls_as_zero(column, valid)
         h.update(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes())
-
-
-def _validity(column: pa.Array) -> np.ndarray:
-    """One uint8 per value, 1 where valid, from the validity bitmap (least significant bit first)."""
-    bitmap = column.buffers()[0]
-    if bitmap is None or not column.null_count:
-        return np.ones(len(column), dtype=np.uint8)
-    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
-    return np.ascontiguousarray(bits[column.offset : column.offset + len(column)])
-
-
-def _with_nulls_as_zero(column: pa.Array, valid: np.ndarray) -> np.ndarray:
-    """The column's values as numpy, 0 where null (what `fill_null(0)` gives)."""
-    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-        dtype = np.dtype(column.type.to_pandas_dtype())
-        values = np.frombuffer(
-            column.buffers()[1], dtype=dtype, count=len(column), offset=column.offset * dtype.itemsize
-        )
-        # A null slot's bytes are unspecified in Arrow: they are replaced, never read.
-        return np.where(valid.astype(bool), values, np.zeros(1, dtype)) if column.null_count else values
-    return pc.fill_null(column, 0).to_numpy(zero_copy_only=False)
 
 
 def content_hash(table: pa.Table) -> str:
@@ -82,19 +64,3 @@ def content_hash(table: pa.Table) -> str:
     for name in table.column_names:
         _feed_column(h, name, table.column(name))
     return f"{_HASH}:{h.hexdigest()}"
-
-
-def combined_hash(parts: list[str]) -> str:
-    """One hash over per-family content hashes, in the given (canonical) order."""
-    h = hashlib.new(_HASH)
-    for part in parts:
-        h.update(part.encode() + b"\n")
-    return f"{_HASH}:{h.hexdigest()}"
-
-
-def file_sha256(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

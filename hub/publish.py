@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from mathbode.core.digests import file_sha256
 from mathbode.core.errors import UsageError
-from mathbode.core.hashing import file_sha256
 from mathbode.schema.content import TruthRows
 from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.manifest import MANIFEST, read_manifest

@@ -25,6 +25,7 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
+import numpy as np
 from jsonschema import Draft202012Validator
 
 from .layout import layout
@@ -126,6 +127,7 @@ class CompiledSchema:
         self._separable = self._is_separable(schema)
         self._prop_subschemas = self._field_rules(schema) if self._separable else {}
         self._projections = self._projection_rules()
+        self._numbers = self._numeric_rules()
         # The schema without its structural keywords: on a one-field probe only per-field rules fire.
         self._field_validator = Draft202012Validator(
             {k: v for k, v in schema.items() if k in ("properties", "allOf", "$schema")}
@@ -170,6 +172,26 @@ class CompiledSchema:
             rules[name] = (keywords <= {"type", "minLength"}, need, keywords <= {"type"})
         return rules
 
+    def _numeric_rules(self) -> dict[str, tuple[float, ...]]:
+        """field -> every number its rules compare a value with, for fields whose rules are only
+        type, bounds and enum/const: what such a rule says of a number depends only on its type,
+        whether it is whole, and how it compares with each of these."""
+        numeric = {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum", "const"}
+        rules = {}
+        for name, subs in self._prop_subschemas.items():
+            if not {k for _, sub in subs for k in sub} - {"description"} <= numeric:
+                continue
+            marks: set[float] = set()
+            for _, sub in subs:
+                for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const"):
+                    if isinstance(sub.get(key), (int, float)) and not isinstance(sub.get(key), bool):
+                        marks.add(sub[key])
+                for choice in sub.get("enum", []):
+                    if isinstance(choice, (int, float)) and not isinstance(choice, bool):
+                        marks.add(choice)
+            rules[name] = tuple(sorted(marks))
+        return rules
+
     # -- validation -------------------------------------------------------------------------
     def _errors_full(self, obj: dict) -> list[SchemaError]:
         return _one_per_field([SchemaError(*_describe(e), e.validator) for e in self.validator.iter_errors(obj)])
@@ -201,6 +223,10 @@ class CompiledSchema:
             proj = 0 if kind is int or value.is_integer() else 0.5  # only the type matters
         elif (kind is dict or kind is list) and rule[2]:
             proj = (kind,)  # only the type matters: no memo entry per distinct object
+        elif (kind is float or kind is int) and name in self._numbers:
+            # Type, wholeness, NaN, and the side of each number the rules name (see _numeric_rules).
+            whole = kind is int or value.is_integer()
+            proj = (kind, whole, value != value, tuple((value > m) - (value < m) for m in self._numbers[name]))
         else:
             proj = _value_key(value)
         fkey = (name, cond_key, proj)
@@ -268,7 +294,7 @@ class CompiledSchema:
                 by_condition.setdefault(cond if cond is _MISSING else (type(cond), cond), []).append(i)
         except TypeError:
             return list(range(n))
-        sometimes = [name for name, column in columns.items() if any(v is _MISSING for v in column)]
+        sometimes = [name for name, column in columns.items() if _MISSING in column]  # a scan in C
         always = frozenset(present or ()) | {name for name in columns if name not in sometimes}
         # Which of the sometimes-absent fields each row has: a file repeats a few such shapes.
         shapes = list(zip(*([v is not _MISSING for v in columns[name]] for name in sometimes), strict=True))
@@ -299,6 +325,8 @@ class CompiledSchema:
             }
         if project is _identity:
             projections = column
+        elif project is float.is_integer and _MISSING not in column:
+            projections = _whole(column)
         else:
             projections = [_MISSING if v is _MISSING else project(v) for v in column]
         first = _first_index(projections)
@@ -347,6 +375,13 @@ def _one_per_field(errors: list[SchemaError]) -> list[SchemaError]:
 def _first_index(values: list[Any]) -> dict[Any, int]:
     """Each distinct value and the first index it is found at (built in C: later duplicates are overwritten)."""
     return dict(zip(reversed(values), range(len(values) - 1, -1, -1), strict=True))
+
+
+def _whole(column: list[float]) -> list[bool]:
+    """`float.is_integer` of every value, in numpy (NaN and infinities are not whole, as there)."""
+    values = np.asarray(column, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return (np.isfinite(values) & (np.mod(values, 1.0) == 0)).tolist()
 
 
 def _identity(value: Any) -> Any:

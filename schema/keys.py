@@ -124,6 +124,12 @@ def canonical_family_keys(family: str) -> frozenset[RowKey]:
 
 
 @cache
+def canonical_sweep_set() -> frozenset[SweepKey]:
+    """Every sweep of the canonical split (all families)."""
+    return frozenset(s for fam in layout().families for s in canonical_sweeps(fam))
+
+
+@cache
 def canonical_keys() -> frozenset[RowKey]:
     """Every row key of the canonical split (all families)."""
     return frozenset(canonical_row_order())
@@ -149,24 +155,32 @@ def preset_keys(preset: str) -> frozenset[RowKey]:
 
 @cache
 def _preset_rows_per_family(preset: str) -> dict[str, int]:
-    return dict(Counter(k.family for k in preset_keys(preset)))
+    steps = layout().time_steps
+    return {family: n * steps for family, n in Counter(s.family for s in preset_sweep_keys(preset)).items()}
 
 
 def coverage(keys: set[RowKey]) -> dict[str, Any]:
-    """Rows covered per family and per preset, and the presets covered completely."""
+    """Rows covered per family and per preset, and the presets covered completely.
+
+    Counted per sweep (a preset is a set of whole sweeps), so no preset's row keys are built.
+    `keys` are distinct keys of the split.
+    """
     lay = layout()
     per_family: dict[str, int] = defaultdict(int)
-    for key in keys:
-        per_family[key.family] += 1
+    per_sweep = Counter(key[:-1] for key in keys)
+    for sweep, n in per_sweep.items():
+        per_family[sweep[0]] += n
     families = {fam: {"rows": per_family.get(fam, 0), "of": lay.rows_per_family} for fam in lay.families}
     presets = {}
     for name in [*lay.presets, *lay.transient_presets]:
-        wanted = preset_keys(name)
-        have = Counter(k.family for k in wanted & keys)
+        wanted = preset_sweep_keys(name)
+        have: Counter[str] = Counter()
+        for sweep in wanted:
+            have[sweep.family] += per_sweep.get(sweep, 0)
         need = _preset_rows_per_family(name)
         presets[name] = {
             "rows": sum(have.values()),
-            "of": len(wanted),
+            "of": len(wanted) * lay.time_steps,
             "families_complete": [fam for fam in lay.families if have.get(fam, 0) == need[fam]],
         }
     complete = [name for name, p in presets.items() if p["rows"] == p["of"]]

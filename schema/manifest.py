@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mathbode.core.hashing import combined_hash, file_sha256
+from mathbode.core.digests import combined_hash, file_sha256
 
 MANIFEST, CARD = "MANIFEST.json", "README.md"
 RELEASE_NAME = "MathBode"

@@ -7,7 +7,7 @@ hash here together. They live beside the layout so that every room (validator, e
 runner) can see them without importing the builder.
 """
 
-from mathbode.core.hashing import combined_hash
+from mathbode.core.digests import combined_hash
 
 RELEASE_CONTENT_HASHES = {
     "linear_solve": "sha256:d4398207c969153b406a5a32c37f7ed3ad616d3ee7bf809e047ebd427792fb6f",

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from mathbode.core.arrow_columns import all_finite
 from mathbode.core.errors import UsageError
 
 from .compiled import MISSING, CompiledSchema, compiled
-from .keys import RowKey, canonical_keys, coverage, format_key, row_key, row_keys
+from .keys import RowKey, canonical_keys, canonical_sweep_set, coverage, format_key, row_key, row_keys
 from .layout import layout
 from .report import Report
 from .row_id_predictions import PARQUET_MAGIC, read_row_id_parquet
@@ -201,18 +201,33 @@ def read_submission(path: str | Path) -> Submission:
 MAX_LINE_BYTES = 64 << 20
 
 
-def _lines(stream: io.BufferedIOBase) -> Iterator[bytes | None]:
-    """The file's lines (None for one over MAX_LINE_BYTES, whose rest is skipped unread)."""
-    while True:
-        raw = stream.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            while (rest := stream.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
-                pass
-            yield None
-        else:
-            yield raw
+def _line_batches(stream: io.BufferedIOBase) -> Iterator[list[bytes | None]]:
+    """The file's lines (without their newline) in batches, a few MB read at a time; None for a line
+    over MAX_LINE_BYTES, whose rest is skipped unread."""
+    carry = b""
+    skipping = False
+    while chunk := stream.read(READ_BYTES):
+        if skipping:
+            cut = chunk.find(b"\n")
+            if cut < 0:
+                continue
+            chunk, skipping = chunk[cut + 1 :], False
+        lines: list[bytes | None] = (carry + chunk if carry else chunk).split(b"\n")  # type: ignore[assignment]
+        carry = lines.pop()  # type: ignore[assignment]  # the line the next chunk goes on with
+        if lines and len(lines[0]) > MAX_LINE_BYTES:  # type: ignore[arg-type]
+            lines[0] = None  # only the first can be long: it began in an earlier chunk
+        if len(carry) > MAX_LINE_BYTES:
+            lines.append(None)
+            carry, skipping = b"", True
+        if lines:
+            yield lines
+    if carry:
+        yield [carry if len(carry) <= MAX_LINE_BYTES else None]
+
+
+_NOT_CSV = "JSON Lines: one JSON object per line (this looks like CSV; write each row as a JSON object)"
+#: Bytes read from the file at a time.
+READ_BYTES = 4 << 20
 
 
 #: Lines decoded and checked together (at most this many, or this many bytes). A block that is
@@ -230,12 +245,18 @@ class _FileState:
     sub: Submission
     schema: CompiledSchema
     known_fields: frozenset[str]
-    universe: frozenset[RowKey]
+    #: Every sweep of the split (as tuples: a row key less its time step).
+    sweeps: frozenset[tuple[Any, ...]]
     first_line: dict[RowKey, int] = field(default_factory=dict)
     models: dict[str, int] = field(default_factory=dict)
     seen_conditions: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Extra fields per key set (a file repeats one shape on every line).
     extras: dict[frozenset[str], list[str]] = field(default_factory=dict)
+
+    @property
+    def universe(self) -> frozenset[RowKey]:
+        """Every row key of the split (built on first use: a clean file never needs it)."""
+        return canonical_keys()
 
     def extra_fields(self, obj: dict[str, Any]) -> list[str]:
         shape = frozenset(obj)
@@ -248,34 +269,34 @@ class _FileState:
 def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
     report = sub.report
     schema = compiled(SCHEMA)
-    state = _FileState(sub, schema, frozenset(schema.properties), canonical_keys())
+    state = _FileState(sub, schema, frozenset(schema.properties), canonical_sweep_set())
     lineno = 0
     content = False
     block: list[tuple[int, bytes]] = []
     block_bytes = 0
-    for lineno, raw in enumerate(_lines(stream), start=1):
-        if lineno == 1 and raw is not None:
-            raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
-        if not content and raw is not None and raw.strip():
-            content = True
-            head = raw.strip()
-            if not head.startswith((b"{", b"[")) and head.count(b",") >= 2:
-                # One message, not one per line: this is a table, not JSON Lines.
-                report.error(
-                    "csv",
-                    f"line {lineno}",
-                    "",
-                    "JSON Lines: one JSON object per line (this looks like CSV; write each row as a JSON object)",
-                    repr(head[:80].decode("utf-8", "replace")),
-                )
-                return
-        if raw is None:
-            content = True
-        block.append((lineno, raw))  # type: ignore[arg-type]  # None marks a line over MAX_LINE_BYTES
-        block_bytes += len(raw or b"")
-        if len(block) == BLOCK_LINES or block_bytes >= BLOCK_BYTES:
-            _read_block(block, state)
-            block, block_bytes = [], 0
+    for lines in _line_batches(stream):
+        if lineno == 0 and lines[0] is not None:
+            lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
+        if not content:
+            for offset, raw in enumerate(lines, start=lineno + 1):
+                if raw is None:
+                    content = True
+                    break
+                head = raw.strip()
+                if head:
+                    content = True
+                    if not head.startswith((b"{", b"[")) and head.count(b",") >= 2:
+                        # One message, not one per line: this is a table, not JSON Lines.
+                        report.error("csv", f"line {offset}", "", _NOT_CSV, repr(head[:80].decode("utf-8", "replace")))
+                        return
+                    break
+        for raw in lines:  # None marks a line over MAX_LINE_BYTES
+            lineno += 1
+            block.append((lineno, raw))  # type: ignore[arg-type]
+            block_bytes += len(raw) if raw is not None else 0
+            if len(block) == BLOCK_LINES or block_bytes >= BLOCK_BYTES:
+                _read_block(block, state)
+                block, block_bytes = [], 0
     if block:
         _read_block(block, state)
 
@@ -320,7 +341,7 @@ def _read_arrow_block(block: list[tuple[int, bytes]], state: _FileState) -> bool
     # a line's depth is at most its count of opening brackets; Python's reader stops near 1,000.
     if max(line.count(b"[") + line.count(b"{") for line in lines) > MAX_ARROW_BRACKETS:
         return False
-    data = b"".join(lines)
+    data = b"\n".join(lines)  # no None: checked above
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
@@ -346,17 +367,15 @@ def _read_arrow_block(block: list[tuple[int, bytes]], state: _FileState) -> bool
         if name not in _MAYBE_ABSENT and column.null_count:
             return False  # null or absent where a value is required
         columns[name] = column.to_pylist()
-    if not all(map(_all_finite, table.columns)):
+    if not all(map(all_finite, table.columns)):
         return False  # Arrow reads an integer beyond the float range as infinity; Python keeps it exact
     for name in _MAYBE_ABSENT:
-        quoted = f'"{name}"'.encode()
-        counts = [line.count(quoted) for line in lines] if quoted in data else None
         values = columns.get(name)
-        if values is None:
-            if counts is not None and any(counts):
-                return False
-            continue
-        if counts is None or max(counts) > 1:
+        if values is None or None not in values:
+            continue  # no line has the field, or every line has it (a name twice is Arrow's error)
+        quoted = f'"{name}"'.encode()
+        counts = [line.count(quoted) for line in lines]
+        if max(counts) > 1:
             return False
         for i, count in enumerate(counts):
             if not count:
@@ -454,7 +473,10 @@ def _record_clean(
     except OverflowError:  # an integer beyond the float range: the line-by-line path names it
         return False
     distinct = set(keys)
-    if len(distinct) != len(keys) or not distinct <= state.universe or not state.first_line.keys().isdisjoint(distinct):
+    if len(distinct) != len(keys) or not state.first_line.keys().isdisjoint(distinct):
+        return False
+    # Keys of the split: their sweeps are the grid's (the schema bounded the time steps already).
+    if not {key[:-1] for key in distinct} <= state.sweeps:
         return False
 
     # Clean: record it. Warnings in line order, as the line-by-line path gives them.
@@ -487,17 +509,6 @@ def _flat(kind: pa.StructType) -> bool:
     return all(any(is_kind(kind.field(i).type) for is_kind in _SCALAR_TYPES) for i in range(kind.num_fields))
 
 
-def _all_finite(column: pa.ChunkedArray | pa.Array) -> bool:
-    """Whether every float in the column (and in its fields, for an object column) is finite."""
-    kind = column.type
-    if pa.types.is_struct(kind):
-        array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-        return all(_all_finite(array.field(i)) for i in range(kind.num_fields))
-    if pa.types.is_floating(kind):
-        return bool(pc.all(pc.is_finite(column)).as_py() is not False)
-    return True
-
-
 #: The fast layers, tried in order on each block; a block none of them proves clean is read line by line.
 FAST_READERS = (_read_arrow_block, _read_clean_block)
 #: Opening brackets a line may hold for Arrow's reader to be given it (it handled 10,000 deep here).
@@ -527,7 +538,7 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
     if not raw.strip():
         report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
         return
-    obj = _decode(raw.removesuffix(b"\n").removesuffix(b"\r"), lineno, report)
+    obj = _decode(raw.removesuffix(b"\r"), lineno, report)
     if obj is _BAD:
         return
     if not isinstance(obj, dict):

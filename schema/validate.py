@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mathbode.core.errors import UsageError
 
-from .content import TruthRows
-from .dataset import DATA_SUFFIXES, validate_dataset
 from .manifest import MANIFEST
 from .report import Report
 from .row_id_predictions import PARQUET_MAGIC, has_row_id
 from .submission import validate_submission
 
+if TYPE_CHECKING:
+    from .content import TruthRows
+
 SUBMISSION_SUFFIXES = (".jsonl", ".ndjson", ".json")
+#: A release's data files (the dataset validator's DATA_SUFFIXES, which is loaded only for a release).
+DATA_SUFFIXES = (".parquet", ".jsonl")
 
 
 def detect_kind(path: Path) -> str:
@@ -33,7 +37,11 @@ def detect_kind(path: Path) -> str:
     return "dataset" if parquet and not has_row_id(str(path)) else "submission"
 
 
-def validate_path(path: str | Path, truth: TruthRows | None = None) -> Report:
+def validate_path(path: str | Path, truth: "TruthRows | None" = None) -> Report:
     """Validate a local release folder, data file or submission, whichever `path` is (`truth`: see validate_dataset)."""
     path = Path(path)
-    return validate_dataset(path, truth) if detect_kind(path) == "dataset" else validate_submission(path)
+    if detect_kind(path) == "dataset":
+        from .dataset import validate_dataset
+
+        return validate_dataset(path, truth)
+    return validate_submission(path)

@@ -262,3 +262,28 @@ def test_a_field_spelt_with_escapes_is_not_taken_for_an_absent_one(valid_lines, 
     fast, exact = _read_both(path, monkeypatch, LAYERS["arrow"])
     _same(fast, exact)
     assert [(p.code, p.where) for p in exact.report.errors] == [("schema", "line 11")]
+
+
+@given(
+    st.lists(
+        st.integers(0, len(__import__("mathbode.schema.keys", fromlist=["x"]).canonical_row_order()) - 1), max_size=3000
+    )
+)
+@settings(max_examples=30, deadline=None)
+def test_coverage_counted_per_sweep_equals_counting_the_preset_rows(positions):
+    from collections import Counter
+
+    from mathbode.schema.keys import canonical_row_order, coverage, preset_keys
+
+    order = canonical_row_order()
+    keys = {order[i] for i in positions} | set(order[:64])  # a whole sweep, and scattered rows
+    cov = coverage(keys)
+    for name, found in cov["presets"].items():
+        wanted = preset_keys(name)
+        have = Counter(k.family for k in wanted & keys)
+        need = Counter(k.family for k in wanted)
+        assert found["rows"] == sum(have.values()) and found["of"] == len(wanted)
+        assert found["families_complete"] == [f for f in LAY.families if have.get(f, 0) == need.get(f)]
+    assert {f: c["rows"] for f, c in cov["families"].items()} == {
+        f: sum(k.family == f for k in keys) for f in LAY.families
+    }

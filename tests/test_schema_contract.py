@@ -69,7 +69,10 @@ _values = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-3, 70),
-    st.sampled_from([0.5, 1.0, 2.5, 4.0, 120.0, 3.5, 16.0, 17.0]),
+    st.sampled_from([0.5, 1.0, 2.5, 4.0, 120.0, 3.5, 16.0, 17.0, 63.0, 63.5, -0.0, 0.0]),
+    st.floats(-100, 100),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(10**20), 10**20),
     st.sampled_from(["", "x", "sinusoid", "chirp", "step", "linear_solve", "4", "nope"]),
     st.lists(st.integers(), max_size=2),
 )
