@@ -1,10 +1,12 @@
-"""Benchmark the build: wall time of the command, generation per family, peak memory, naive ratio.
+"""Benchmark the build: wall time of the command against the baseline commit's, generation per
+family, peak memory, naive ratio.
 
     python benchmarks/bench_build.py [--repeat 5] [--naive-rows 2000]
 
-Prints figures, not pass/fail. The naive way computes each row's answer with sympy
-`subs` + `evalf` on the family's solution; it is timed on a sample of rows and scaled to the
-full row count (timing all 47,040 rows naively takes minutes).
+Prints figures, not pass/fail. The command is timed turn about with the baseline commit's
+(`common.BASELINE_COMMIT`, same Python and files), median of `--repeat`. The naive way computes
+each row's answer with sympy `subs` + `evalf` on the family's solution; it is timed on a sample
+of rows and scaled to the full row count (timing all 47,040 rows naively takes minutes).
 """
 
 from __future__ import annotations
@@ -20,16 +22,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import BASELINE_COMMIT, baseline_command
 
-def command_wall_times(repeat: int) -> list[float]:
-    exe = Path(sys.executable).with_name("mathbode-build")
-    times = []
+
+def command_wall_times(repeat: int, baseline: list[str]) -> tuple[list[float], list[float]]:
+    """(this build's times, the baseline's), run turn about so a slow spell hits both."""
+    exe = [str(Path(sys.executable).with_name("mathbode-build"))]
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
-        out = Path(tempfile.mkdtemp()) / "dist"
-        start = time.perf_counter()
-        subprocess.run([str(exe), "--families", "all", "--out", str(out), "-q"], check=True)
-        times.append(time.perf_counter() - start)
-        shutil.rmtree(out.parent)
+        for which, command in enumerate((exe, baseline)):
+            out = Path(tempfile.mkdtemp()) / "dist"
+            start = time.perf_counter()
+            subprocess.run([*command, "--families", "all", "--out", str(out), "-q"], check=True)
+            times[which].append(time.perf_counter() - start)
+            shutil.rmtree(out.parent)
     return times
 
 
@@ -65,7 +71,8 @@ def main() -> None:
     from mathbode.builder import FAMILIES
     from mathbode.builder.release import build_release
 
-    walls = command_wall_times(args.repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        walls, base_walls = command_wall_times(args.repeat, baseline_command(Path(tmp), "build"))
     peak = child_peak_rss_mb()
 
     def timed_build():
@@ -86,7 +93,11 @@ def main() -> None:
 
     print(
         f"mathbode-build --families all: median {statistics.median(walls):.3f} s over {args.repeat} runs "
-        f"(min {min(walls):.3f}, max {max(walls):.3f}); target <= 2 s"
+        f"(min {min(walls):.3f}, max {max(walls):.3f})"
+    )
+    print(
+        f"baseline {BASELINE_COMMIT}: median {statistics.median(base_walls):.3f} s; baseline / now = "
+        f"{statistics.median(base_walls) / statistics.median(walls):.2f}x (target >= 1.4x)"
     )
     print(f"peak RSS of the command: {peak:.0f} MB; target < 400 MB")
     print("generation inside the process, per family:      cold (first build)   warm (second build)")

@@ -30,12 +30,22 @@ from mathbode.core.errors import UsageError
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
 from mathbode.schema.layout import layout
-from mathbode.schema.manifest import MANIFEST, FamilyEntry, FileEntry, Manifest, read_manifest, write_release_metadata
+from mathbode.schema.manifest import (
+    MANIFEST,
+    RELEASE_FORMATS,
+    FamilyEntry,
+    FileEntry,
+    Manifest,
+    read_manifest,
+    write_release_metadata,
+)
 
 from .families import Family, get_family
 from .rows import family_columns
 
-FORMATS = ("parquet", "jsonl")
+FORMATS = RELEASE_FORMATS
+#: Renders a release's card from its manifest and its families' facts.
+CardRenderer = Callable[[Manifest, list[FamilyFacts]], str]
 
 
 def data_path(family: str, fmt: str) -> str:
@@ -85,11 +95,14 @@ def build_release(
     fmt: str = "parquet",
     progress: Callable[[str], None] | None = None,
     replace: bool = False,
+    card_renderer: CardRenderer | None = None,
 ) -> BuildResult:
     """Generate `families` and write the release to `out`, replacing an older release there.
 
     A release at `out` that holds families this build leaves out is not replaced unless `replace`:
     building one family into the folder of the full release would silently delete the others.
+    `card_renderer` renders the card (default: `render_card` here, its library imported while the
+    families are generated); the command passes one that runs in a helper process.
     """
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
@@ -103,16 +116,14 @@ def build_release(
         timings: dict[str, float] = {}
         entries: dict[str, FamilyEntry] = {}
         files: dict[str, FileEntry] = {}
-        generation = stack.enter_context(closing(_Generation(families)))
-        card_classes()  # the card library's import, on this core while the families are generated
-        for family, columns, seconds in generation:
-            table = table_from_lists(columns, layout().arrow_schema)
+        generation = stack.enter_context(closing(_Generation(families, tmp, fmt)))
+        if card_renderer is None:
+            card_classes()  # the card library's import, on this core while the families are generated
+        for family, (entry, file, seconds) in zip(families, generation, strict=True):
             timings[family.name] = seconds
-            rel = data_path(family.name, fmt)
-            _write_table(table, tmp / rel, fmt)
-            entries[family.name] = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,))
-            files[rel] = FileEntry.of(tmp / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes)
-            say(f"{family.name}: {table.num_rows:,} rows in {timings[family.name]:.2f} s -> {rel}")
+            rel = entry.files[0]
+            entries[family.name], files[rel] = entry, file
+            say(f"{family.name}: {entry.num_rows:,} rows in {seconds:.2f} s -> {rel}")
         manifest = Manifest(
             builder_version=__version__,
             format=fmt,
@@ -120,7 +131,7 @@ def build_release(
             families=entries,
             files=files,
         )
-        card = render_card(manifest, [family_facts(f) for f in families])
+        card = (card_renderer or render_card)(manifest, [family_facts(f) for f in families])
         manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings)
 
@@ -129,14 +140,34 @@ def build_release(
 _JOBS: list[Family] = []
 
 
-def _timed_columns(index: int) -> tuple[dict[str, list], float]:
+def write_family(family: Family, folder: Path, fmt: str) -> tuple[FamilyEntry, FileEntry, float]:
+    """Generate one family and write its data file into `folder`: its manifest entries, and the
+    seconds its rows took to generate."""
     start = time.perf_counter()
-    columns = family_columns(_JOBS[index])
-    return columns, time.perf_counter() - start
+    columns = family_columns(family)
+    seconds = time.perf_counter() - start
+    table = table_from_lists(columns, layout().arrow_schema)
+    rel = data_path(family.name, fmt)
+    _write_table(table, folder / rel, fmt)
+    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,))
+    return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds
+
+
+class _Interrupted:
+    """What a worker sends back for a KeyboardInterrupt: a pool loses a task whose worker raises
+    one (it is not an Exception), and would wait for its result forever."""
+
+
+def _write_job(job: tuple[int, Path, str]) -> tuple[FamilyEntry, FileEntry, float] | _Interrupted:
+    index, folder, fmt = job
+    try:
+        return write_family(_JOBS[index], folder, fmt)
+    except KeyboardInterrupt:
+        return _Interrupted()
 
 
 class _Generation:
-    """Each family's columns and generation seconds, in order, generated on every available core.
+    """`write_family` of each family, results in order, on every available core.
 
     The exact arithmetic is pure Python, one core per family. Workers are forked (they share the
     loaded sympy and families, nothing is re-imported) only where that is safe: on Linux, from a
@@ -144,23 +175,25 @@ class _Generation:
     The work starts when this is made; iterate for the results, `close` stops the workers.
     """
 
-    def __init__(self, families: list[Family]) -> None:
-        self.families = families
+    def __init__(self, families: list[Family], folder: Path, fmt: str) -> None:
+        self.jobs = [(family, folder, fmt) for family in families]
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         workers = min(len(families), cores)
         self.pool = None
         if workers >= 2 and sys.platform == "linux" and threading.active_count() == 1:
             _JOBS[:] = families
             self.pool = multiprocessing.get_context("fork").Pool(workers)
-            self.results = self.pool.imap(_timed_columns, range(len(families)))
+            self.results = self.pool.imap(_write_job, [(i, folder, fmt) for i in range(len(families))])
 
-    def __iter__(self) -> Iterator[tuple[Family, dict[str, list], float]]:
+    def __iter__(self) -> Iterator[tuple[FamilyEntry, FileEntry, float]]:
         if self.pool is None:
-            for family in self.families:
-                yield (family, *_timed_columns_of(family))
+            for job in self.jobs:
+                yield write_family(*job)
             return
-        for family, (columns, seconds) in zip(self.families, self.results, strict=True):
-            yield family, columns, seconds
+        for result in self.results:
+            if isinstance(result, _Interrupted):
+                raise KeyboardInterrupt
+            yield result
 
     def close(self) -> None:
         if self.pool is not None:
@@ -168,12 +201,6 @@ class _Generation:
             self.pool.join()
             self.pool = None
             _JOBS.clear()
-
-
-def _timed_columns_of(family: Family) -> tuple[dict[str, list], float]:
-    start = time.perf_counter()
-    columns = family_columns(family)
-    return columns, time.perf_counter() - start
 
 
 def _refuse_dropping_families(out: Path, building: list[str]) -> None:

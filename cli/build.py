@@ -6,9 +6,9 @@ import time
 
 import click
 
-from mathbode.builder.families import resolve_families
-from mathbode.builder.release import FORMATS, build_release, stderr_progress
+from mathbode.cards.helper import CardHelper
 from mathbode.core.errors import MathBodeError
+from mathbode.schema.manifest import RELEASE_FORMATS
 
 from .common import CONTEXT, exit_on_error, version_option
 
@@ -32,7 +32,7 @@ from .common import CONTEXT, exit_on_error, version_option
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice(RELEASE_FORMATS),
     default="parquet",
     show_default=True,
     help="File format of the data files.",
@@ -45,11 +45,17 @@ from .common import CONTEXT, exit_on_error, version_option
 def main(families_spec: str, out: str, fmt: str, replace: bool, quiet: bool) -> None:
     """Build the MathBode dataset: prompts and exact ground truth for every family, signal and step."""
     start = time.perf_counter()
-    try:
-        families = resolve_families(families_spec)
-    except MathBodeError as err:
-        raise click.BadParameter(str(err), param_hint="--families") from None
-    result = build_release(families, out, fmt, progress=None if quiet else stderr_progress, replace=replace)
+    # The card helper is forked before the builder (sympy) loads, so the two imports overlap.
+    with CardHelper() as helper:
+        from mathbode.builder.families import resolve_families
+        from mathbode.builder.release import build_release, stderr_progress
+
+        try:
+            families = resolve_families(families_spec)
+        except MathBodeError as err:
+            raise click.BadParameter(str(err), param_hint="--families") from None
+        progress = None if quiet else stderr_progress
+        result = build_release(families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render)
     if not quiet:
         m = result.manifest
         click.echo(

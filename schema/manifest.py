@@ -16,6 +16,8 @@ from mathbode.core.digests import combined_hash, file_sha256
 
 MANIFEST, CARD = "MANIFEST.json", "README.md"
 RELEASE_NAME = "MathBode"
+#: File formats a release may hold its data in.
+RELEASE_FORMATS = ("parquet", "jsonl")
 
 
 @dataclass(frozen=True)

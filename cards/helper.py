@@ -1,0 +1,70 @@
+"""Render a release's card in a helper process, started before the caller loads anything heavy.
+
+The card library (huggingface_hub's card classes) takes about half a second to import, and so
+does the builder's sympy. A build forks this helper first thing: the helper imports the card
+library while the build imports sympy, then renders the card when the manifest is ready. A
+plain forked process and a pipe (no pool: a pool's threads would stop the build forking its
+own workers). Where forking is not safe (not Linux, or other threads), the card is rendered here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import threading
+from multiprocessing.connection import Connection
+from typing import Any
+
+from mathbode.schema.manifest import Manifest
+
+from .render import FamilyFacts, card_classes, render_card
+
+
+def _serve(conn: Connection) -> None:
+    card_classes()
+    try:
+        request = conn.recv()
+    except EOFError:  # the build ended without a card
+        return
+    try:
+        conn.send(("ok", render_card(*request)))
+    except Exception as err:  # sent back, raised by the caller
+        conn.send(("error", err))
+
+
+class CardHelper:
+    """`with CardHelper() as helper: ... card = helper.render(manifest, facts)`."""
+
+    def __enter__(self) -> "CardHelper":
+        self._conn: Connection | None = None
+        self._process: Any = None
+        if sys.platform == "linux" and threading.active_count() == 1:
+            ours, theirs = multiprocessing.Pipe()
+            self._process = multiprocessing.get_context("fork").Process(target=_serve, args=(theirs,), daemon=True)
+            self._process.start()
+            theirs.close()
+            self._conn = ours
+        return self
+
+    def render(self, manifest: Manifest, families: list[FamilyFacts]) -> str:
+        """The card's text, from the helper (or rendered here if there is none, or it died)."""
+        if self._conn is not None:
+            try:
+                self._conn.send((manifest, families))
+                status, value = self._conn.recv()
+            except (EOFError, OSError):
+                status, value = "gone", None
+            if status == "ok":
+                return str(value)
+            if status == "error":
+                raise value
+        return render_card(manifest, families)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        if self._process is not None:
+            self._process.join(timeout=5)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
