@@ -48,12 +48,6 @@ class ReferenceIndex:
         """The truth truncated to six decimals: the answer that counts as exactly right."""
         return truncate_array(self.truth)
 
-    @cached_property
-    def sweep_keys_flat(self) -> dict[SweepKey, list[RowKey]]:
-        """Each sweep's row keys in time order."""
-        T = layout().time_steps
-        return {sweep: [sweep.row(t) for t in range(T)] for sweep in self.steps}
-
 
 _CACHE: dict[int, tuple[Reference, ReferenceIndex]] = {}
 

@@ -116,14 +116,13 @@ def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
     return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET))}
 
 
-def non_compliance(
-    lines: list[Prediction], answers: dict[RowKey, float], parser: Parser = STRICT, shown: int = 4
-) -> dict[str, Any]:
-    """How many answered lines were compliant, why the others were not, and a few of them verbatim."""
+def non_compliance(lines: list[tuple[Prediction, float]], parser: Parser = STRICT, shown: int = 4) -> dict[str, Any]:
+    """How many answered lines were compliant, why the others were not, and a few of them verbatim
+    (`lines`: each line with the number it contributed, NaN when none)."""
     kinds: Counter[str] = Counter()
     examples: list[str] = []
-    for p in lines:
-        if not math.isnan(answers[p.key]):
+    for p, value in lines:
+        if not math.isnan(value):
             continue
         if p.has_response:
             kind = parser.why_non_compliant(p.response)
@@ -183,13 +182,11 @@ def score(
     # Every answer in one array over the reference's rows (NaN: not answered or non-compliant).
     values = [answer_value(p, parser) for p in predictions]
     y_all = index.answer_array([p.key for p in predictions], values)
-    sinusoid = [p for p in predictions if p.key.signal_type == SINUSOID]
-    answers: dict[RowKey, float] = {
-        p.key: v for p, v in zip(predictions, values, strict=True) if p.key.signal_type == SINUSOID
-    }
+    sinusoid = [(p, v) for p, v in zip(predictions, values, strict=True) if p.key.signal_type == SINUSOID]
     transient_keys = [p.key for p in predictions if p.key.signal_type != SINUSOID]
-    answered_families = {k.family for k in answers}
-    touched = {k.sweep for k in answers}
+    answered_families = {p.key.family for p, _ in sinusoid}
+    # A sweep as a plain tuple (a row key less its step): equal to, and hashed as, its SweepKey.
+    touched: set[SweepKey] = {p.key[:-1] for p, _ in sinusoid}  # type: ignore[misc]
     transient_sweeps = {k.sweep for k in transient_keys}
     if preset:
         preset_name = lay.preset_name(preset) if preset.upper() != ALL_PRESET else ALL_PRESET
@@ -211,7 +208,7 @@ def score(
     fam = family_scores(summary, config)
     # Correct = the answer is the truth truncated to six decimals (missing answers are not).
     hits = y == index.exact[where]
-    flat_keys = [key for s in scoped for key in index.sweep_keys_flat[s]]
+    flat_keys = [index.keys[i] for i in where.ravel().tolist()]
     correct = dict(zip(flat_keys, hits.ravel().tolist(), strict=True))
     rows = hits.size
     accuracy = {
@@ -242,7 +239,7 @@ def score(
             "num_answers": int(np.isfinite(y).sum()),
             "coverage": preset_coverage(touched) if touched else None,
             "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
-            "non_compliant": non_compliance([p for p in sinusoid if p.key[:-1] in in_scope], answers, parser),
+            "non_compliant": non_compliance([(p, v) for p, v in sinusoid if p.key[:-1] in in_scope], parser),
             "accuracy": accuracy,
             **extra,
         },

@@ -79,8 +79,17 @@ def truncate_array(values: np.ndarray) -> np.ndarray:
     doubtful = ~np.isfinite(scaled) | (np.abs(scaled) >= 2.0**52)
     doubtful |= np.abs(scaled - np.round(scaled)) <= 8 * np.spacing(np.abs(scaled))
     for i in np.flatnonzero(doubtful):
-        out[i] = truncate(float(values[i]))
+        out[i] = _truncate_repr(float(values[i]))
     return out
+
+
+def _truncate_repr(value: float) -> float:
+    """`truncate` of one float: its shortest decimal text cut after six decimals, as `truncate`
+    quantizes that same text toward zero (the text in exponent form takes the decimal path)."""
+    text = repr(value)
+    if "e" in text or "n" in text:  # 1e-07, 1.5e+16, nan, inf
+        return truncate(value)
+    return truncate_literal(text)
 
 
 def parse_response(response: str | None) -> float:
