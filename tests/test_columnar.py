@@ -287,3 +287,30 @@ def test_coverage_counted_per_sweep_equals_counting_the_preset_rows(positions):
     assert {f: c["rows"] for f, c in cov["families"].items()} == {
         f: sum(k.family == f for k in keys) for f in LAY.families
     }
+
+
+def test_chirp_windows_fitted_together_equal_the_sweep_at_a_time_fits(reference):
+    """Shared projectors for complete windows, lstsq alone for windows with missing answers."""
+    import numpy as np
+
+    from mathbode.evaluator.reference_index import reference_index
+    from mathbode.evaluator.transients import chirp_curve, chirp_curves
+
+    index = reference_index(reference)
+    chirps = [s for s in index.transient_sweeps if s.signal_type == "chirp"]
+    truth = np.array([index.truth[index.steps[s]] for s in chirps])
+    rng = np.random.default_rng(3)
+    models = {
+        "exact": truth.copy(),
+        "noisy": truth + rng.normal(size=truth.shape) * 0.01,
+        "holes": np.where(rng.random(truth.shape) < 0.15, np.nan, 0.9 * truth),
+    }
+    for name, model in models.items():
+        together = chirp_curves(truth, model, LAY.chirp_start_cycles, LAY.chirp_end_cycles)
+        for i in range(len(chirps)):
+            alone = chirp_curve(truth[i], model[i], LAY.chirp_start_cycles, LAY.chirp_end_cycles)
+            for field in ("gain", "phase_err_deg", "compliance"):
+                a, b = np.array([row[field] for row in alone]), together[field][i]
+                assert np.array_equal(np.isnan(a), np.isnan(b)), (name, field)
+                assert np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True), (name, field)
+            assert [row["frequency_cycles"] for row in alone] == together["frequency_cycles"].tolist()
