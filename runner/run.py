@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import signal
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -176,6 +177,37 @@ def run(
     return result
 
 
+class _on_interrupt:
+    """Ctrl-C stops the run: no new row is asked, the requests in flight are cancelled.
+
+    The loop's own SIGINT handler, beside asyncio.run's (which cancels the main task once): a
+    cancellation that a client library swallows would let the run go on, and this handler also
+    stops the workers taking new rows. A process started with SIGINT ignored keeps ignoring it;
+    where the loop cannot take signals (not the main thread, not Unix), asyncio.run's stays.
+    """
+
+    def __init__(self, stopping: asyncio.Event, workers: list[asyncio.Task[None]]) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started to ignore Ctrl-C (a background job)
+            self.loop = None
+            return
+        try:
+            self.loop.add_signal_handler(signal.SIGINT, self._stop, stopping, workers)
+        except (NotImplementedError, RuntimeError, ValueError):
+            self.loop = None
+
+    @staticmethod
+    def _stop(stopping: asyncio.Event, workers: list[asyncio.Task[None]]) -> None:
+        stopping.set()
+        for task in workers:
+            task.cancel()
+
+    def close(self) -> None:
+        if self.loop is not None:
+            self.loop.remove_signal_handler(signal.SIGINT)
+            self.loop = None
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -193,8 +225,10 @@ async def _drive(
         for row in todo:
             queue.put_nowait(row)
 
+        stopping = asyncio.Event()
+
         async def worker() -> None:
-            while True:
+            while not stopping.is_set():
                 try:
                     row = queue.get_nowait()
                 except asyncio.QueueEmpty:
@@ -216,12 +250,19 @@ async def _drive(
                     bar.update(failed=False, compliant=compliant)
 
         workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
+        interrupt = _on_interrupt(stopping, workers)
         try:
             await asyncio.gather(*workers)
         except BaseException:
             for task in workers:
                 task.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+            if stopping.is_set():
+                raise KeyboardInterrupt from None
             raise
+        finally:
+            interrupt.close()
+        if stopping.is_set():
+            raise KeyboardInterrupt
     finally:
         await client.close()

@@ -221,7 +221,16 @@ def test_a_file_not_written_by_the_runner_is_not_resumed(stub, tmp_path):
 def _start_run(stub, out: Path, *extra: str) -> subprocess.Popen:
     argv = [str(BIN / "mathbode-run"), "--base-url", stub.base_url, "--model", "truth", "-o", str(out), *extra]
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # A terminal's process starts with SIGINT at its default; a child inherits its parent's
+    # disposition, and whatever this test process has at this moment must not decide the test.
+    return subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _wait_for_lines(path: Path, n: int, timeout: float = 60) -> None:
