@@ -81,10 +81,10 @@ def main() -> None:
         shutil.rmtree(out.parent)
         return result
 
-    # Cold: the first build in this process pays for sympy's solve and the sine table. pyarrow
-    # imports pandas lazily on first use; that import is counted in the command's wall time
-    # above, not here. Warm: a second build in the same process (solutions and sines cached).
-    import pandas  # noqa: F401
+    # Per family, the seconds its rows took in the worker that generated them (workers are forked
+    # from this process; where they are, solutions and sines are computed in the worker and do
+    # not stay cached here, so the second build is about as cold as the first; run in a single
+    # process, the second build reuses them).
 
     cold = timed_build()
     warm = timed_build()
