@@ -73,6 +73,6 @@ def all_finite(column: pa.ChunkedArray | pa.Array) -> bool:
     if pa.types.is_struct(kind):
         return all(all_finite(array.field(i)) for i in range(kind.num_fields))
     if pa.types.is_float64(kind):
-        valid = validity(array).astype(bool)
-        return bool(np.isfinite(with_nulls_as_zero(array, validity(array))[valid]).all())
+        valid = validity(array)
+        return bool(np.isfinite(with_nulls_as_zero(array, valid)[valid.astype(bool)]).all())
     return True

@@ -483,15 +483,9 @@ def _record_clean(
     report = state.sub.report
     for lineno, extra in sorted([(lineno, "") for lineno in blank] + extras):
         if extra:
-            report.warning(
-                "unknown-field",
-                f"line {lineno}",
-                extra,
-                "only the fields of predictions.schema.json",
-                "an extra field (ignored)",
-            )
+            _warn_extra_field(report, lineno, extra)
         else:
-            report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
+            _warn_blank_line(report, lineno)
     state.first_line.update(zip(keys, numbered, strict=True))
     for model, lineno in zip(models, numbered, strict=True):
         if model is not MISSING:
@@ -522,6 +516,20 @@ _ARROW_DISAGREES = (b"NaN", b"Infinity", b"\\u")
 _MINUS_ZERO = re.compile(rb"-0\s*[,}\]]")
 
 
+def _warn_extra_field(report: Report, lineno: int, extra: str) -> None:
+    report.warning(
+        "unknown-field",
+        f"line {lineno}",
+        extra,
+        "only the fields of predictions.schema.json",
+        "an extra field (ignored)",
+    )
+
+
+def _warn_blank_line(report: Report, lineno: int) -> None:
+    report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
+
+
 def _note_conditions(meta: dict[str, Any], lineno: int, state: _FileState) -> None:
     for name in CONDITIONS:
         value = meta.get(name)
@@ -536,7 +544,7 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
         report.error("too-long", f"line {lineno}", "", f"a line of at most {MAX_LINE_BYTES:,} bytes", "longer")
         return
     if not raw.strip():
-        report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
+        _warn_blank_line(report, lineno)
         return
     obj = _decode(raw.removesuffix(b"\r"), lineno, report)
     if obj is _BAD:
@@ -550,13 +558,7 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
     for e in errors:
         report.error("schema", f"line {lineno}", e.field, e.expected, _with_hint(e.field, obj, e.found))
     for extra in state.extra_fields(obj):
-        report.warning(
-            "unknown-field",
-            f"line {lineno}",
-            extra,
-            "only the fields of predictions.schema.json",
-            "an extra field (ignored)",
-        )
+        _warn_extra_field(report, lineno, extra)
     if errors:
         return
     key = row_key(obj)
