@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.json as pajson
 import yaml
 
+from mathbode.core.arrow_columns import all_finite
 from mathbode.core.errors import UsageError
 from mathbode.core.hashing import combined_hash, content_hash, file_sha256
 from mathbode.core.version import __version__
@@ -135,7 +135,8 @@ def _clean_table(table: pa.Table) -> dict[str, int] | None:
         return None
     key = list(layout().key)
     families = table.column("family").unique().to_pylist()
-    if len(families) == 1 and families[0] in layout().families:
+    in_order = len(families) == 1 and families[0] in layout().families
+    if in_order:
         # The file holds the family's keys in the release's order: valid keys, nothing to ask.
         canonical = _canonical_key_columns(families[0])
         if any(table.column(name).to_pylist() != canonical[name] for name in key if name != "frequency_cycles"):
@@ -153,10 +154,9 @@ def _clean_table(table: pa.Table) -> dict[str, int] | None:
     columns["signal_type"] = table.column("signal_type").to_pylist()  # the condition
     if compiled(SCHEMA).suspect_columns(columns, present=table.column_names):
         return None
-    for name in ("p_value", "ground_truth"):
-        if not pc.all(pc.is_finite(table.column(name))).as_py():
-            return None
-    if checked is table.column_names:
+    if not all(all_finite(table.column(name)) for name in ("p_value", "ground_truth")):
+        return None
+    if not in_order:
         keys = set(row_keys(columns))
         if len(keys) != table.num_rows or keys != set().union(*map(canonical_family_keys, families)):
             return None
