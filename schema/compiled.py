@@ -255,11 +255,8 @@ class CompiledSchema:
         """
         if not self._separable:
             return list(range(len(rows)))
-        by_condition: dict[Any, list[int]] = {}
         try:
-            for i, row in enumerate(rows):
-                cond = row.get(CONDITION_FIELD, _MISSING)
-                by_condition.setdefault(cond if cond is _MISSING else (type(cond), cond), []).append(i)
+            by_condition = _group_by_condition([row.get(CONDITION_FIELD, _MISSING) for row in rows])
         except (AttributeError, TypeError):  # not all objects, or an unhashable condition value
             return list(range(len(rows)))
         suspects: set[int] = set()
@@ -288,11 +285,9 @@ class CompiledSchema:
             return list(range(len(next(iter(columns.values()), []))))
         conditions = columns.get(CONDITION_FIELD)
         n = len(next(iter(columns.values()), []))
-        by_condition: dict[Any, list[int]] = {}
         try:
-            for i, cond in enumerate(conditions if conditions is not None else [_MISSING] * n):
-                by_condition.setdefault(cond if cond is _MISSING else (type(cond), cond), []).append(i)
-        except TypeError:
+            by_condition = _group_by_condition(conditions if conditions is not None else [_MISSING] * n)
+        except TypeError:  # an unhashable condition value
             return list(range(n))
         sometimes = [name for name, column in columns.items() if _MISSING in column]  # a scan in C
         always = frozenset(present or ()) | {name for name in columns if name not in sometimes}
@@ -370,6 +365,14 @@ def _one_per_field(errors: list[SchemaError]) -> list[SchemaError]:
     if not wrong_type:
         return errors
     return [e for e in errors if e.keyword == "type" or e.field not in wrong_type]
+
+
+def _group_by_condition(conditions: list[Any]) -> dict[Any, list[int]]:
+    """Row indices per condition value, keyed as the memo keys it (the type too: 1 is not True)."""
+    groups: dict[Any, list[int]] = {}
+    for i, cond in enumerate(conditions):
+        groups.setdefault(cond if cond is _MISSING else (type(cond), cond), []).append(i)
+    return groups
 
 
 def _first_index(values: list[Any]) -> dict[Any, int]:
