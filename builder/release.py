@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import shutil
 import sys
-import threading
 import time
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from mathbode.cards.render import card_classes
 from mathbode.core.arrow_columns import table_from_lists
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.core.errors import UsageError
+from mathbode.core.forking import can_fork, usable_cores
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
 from mathbode.schema.layout import layout
@@ -170,17 +169,16 @@ class _Generation:
     """`write_family` of each family, results in order, on every available core.
 
     The exact arithmetic is pure Python, one core per family. Workers are forked (they share the
-    loaded sympy and families, nothing is re-imported) only where that is safe: on Linux, from a
-    process with no other thread. Elsewhere, or with one family or one core, one after the other.
+    loaded sympy and families, nothing is re-imported) where `can_fork` says it is safe.
+    Elsewhere, or with one family or one core, one after the other.
     The work starts when this is made; iterate for the results, `close` stops the workers.
     """
 
     def __init__(self, families: list[Family], folder: Path, fmt: str) -> None:
         self.jobs = [(family, folder, fmt) for family in families]
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        workers = min(len(families), cores)
+        workers = min(len(families), usable_cores())
         self.pool = None
-        if workers >= 2 and sys.platform == "linux" and threading.active_count() == 1:
+        if workers >= 2 and can_fork():
             _JOBS[:] = families
             self.pool = multiprocessing.get_context("fork").Pool(workers)
             self.results = self.pool.imap(_write_job, [(i, folder, fmt) for i in range(len(families))])

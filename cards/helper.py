@@ -4,17 +4,16 @@ The card library (huggingface_hub's card classes) takes about half a second to i
 does the builder's sympy. A build forks this helper first thing: the helper imports the card
 library while the build imports sympy, then renders the card when the manifest is ready. A
 plain forked process and a pipe (no pool: a pool's threads would stop the build forking its
-own workers). Where forking is not safe (not Linux, or other threads), the card is rendered here.
+own workers). Where forking is not safe (`can_fork`), the card is rendered here.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import sys
-import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
+from mathbode.core.forking import can_fork
 from mathbode.schema.manifest import Manifest
 
 from .render import FamilyFacts, card_classes, render_card
@@ -38,7 +37,7 @@ class CardHelper:
     def __enter__(self) -> "CardHelper":
         self._conn: Connection | None = None
         self._process: Any = None
-        if sys.platform == "linux" and threading.active_count() == 1:
+        if can_fork():
             ours, theirs = multiprocessing.Pipe()
             self._process = multiprocessing.get_context("fork").Process(target=_serve, args=(theirs,), daemon=True)
             self._process.start()
