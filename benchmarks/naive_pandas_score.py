@@ -54,14 +54,30 @@ def sweep_metrics(group: pd.DataFrame) -> pd.Series:
     dm, cm = fit(t, y, omega)
     amp_m, ph_m = math.hypot(cm[1], cm[2]), math.atan2(cm[2], cm[1])
     res = y - dm @ cm
-    out.update(amp_model=amp_m, phase_model_deg=math.degrees(ph_m))
+    still = amp_m <= FLOOR  # answers that do not move have no phase
+    out.update(amp_model=amp_m, flat=float(still))
+    if not still:
+        out["phase_model_deg"] = math.degrees(ph_m)
     out["r2"] = 1 - (res @ res) / (((y - y.mean()) @ (y - y.mean())) or 1.0)
     flat = amp_t <= 1e-12 * max(1.0, abs(c[0]))
     wrapped = (ph_m - ph_t + math.pi) % (2 * math.pi) - math.pi
     if not flat:
-        out.update(gain=amp_m / amp_t, phase_err_deg=math.degrees(wrapped))
-    h = [math.hypot(*fit(t, y, k * omega, intercept=False)[1]) for k in (1, 2, 3)]
-    out.update(h1=h[0], h2=h[1], h3=h[2], h2_over_h1=h[1] / h[0] if h[0] > 0 else math.nan)
+        out["gain"] = amp_m / amp_t
+        if not still:
+            out["phase_err_deg"] = math.degrees(wrapped)
+    # A constant and every harmonic that does not alias (k f folded into (0, T/2), distinct), together.
+    ks, seen = [], []
+    for k in (1, 2, 3):
+        a = (k * group["cycles"].iloc[0]) % T
+        a = min(a, T - a)
+        if 0 < a < T / 2 and a not in seen:
+            ks.append(k)
+            seen.append(a)
+    cols = [np.ones_like(t)] + [g(k * omega * t) for k in ks for g in (np.sin, np.cos)]
+    ch = np.linalg.lstsq(np.column_stack(cols), y, rcond=None)[0]
+    h = {k: math.hypot(ch[1 + 2 * i], ch[2 + 2 * i]) for i, k in enumerate(ks)}
+    h1, h2, h3 = (h.get(k, math.nan) for k in (1, 2, 3))
+    out.update(h1=h1, h2=h2, h3=h3, h2_over_h1=h2 / h1 if h1 > 0 else math.nan)
     r = (y - y.mean()) - amp_m * np.sin(omega * t + ph_m)
     if not flat:
         out["res_rms_norm"] = math.sqrt(np.mean(r**2)) / amp_t
@@ -89,7 +105,7 @@ def sweep_metrics(group: pd.DataFrame) -> pd.Series:
 
 COLUMNS = [
     *("gain", "phase_err_deg", "r2", "h1", "h2", "h3", "h2_over_h1", "res_rms_norm", "res_acf1", "compliance"),
-    *("amp_truth", "amp_model", "phase_truth_deg", "phase_model_deg", "n_finite"),
+    *("amp_truth", "amp_model", "phase_truth_deg", "phase_model_deg", "n_finite", "flat"),
     *("gain_cal", "phase_err_cal_deg", "r2_cal", "acf1_cal"),
 ]
 
@@ -179,8 +195,26 @@ def main(submission: str, dist: str, out: str) -> None:
     sines = merged[merged["signal_type"] == "sinusoid"].assign(cycles=lambda d: d["frequency_cycles"])
     sweeps = sines.groupby(["family_order", *SWEEP], sort=True).apply(sweep_metrics).reset_index()
     sweeps = sweeps.drop(columns="family_order")
-    summary = sweeps.groupby(["family", "frequency_cycles"], sort=False)[COLUMNS].mean()
-    summary["num_sweeps"] = sweeps.groupby(["family", "frequency_cycles"], sort=False).size()
+    cells = sweeps.groupby(["family", "frequency_cycles"], sort=False)
+    circled = sweeps.copy()  # angles moved by 360 towards their cell's circular mean, when it has one
+    for angle in ("phase_err_deg", "phase_err_cal_deg", "phase_truth_deg", "phase_model_deg"):
+        rad = np.radians(sweeps[angle])
+        s_mean = np.sin(rad).groupby([sweeps["family"], sweeps["frequency_cycles"]]).transform("mean")
+        c_mean = np.cos(rad).groupby([sweeps["family"], sweeps["frequency_cycles"]]).transform("mean")
+        centre = np.degrees(np.arctan2(s_mean, c_mean))
+        off = sweeps[angle] - centre
+        moved = np.where(off > 180, sweeps[angle] - 360, np.where(off <= -180, sweeps[angle] + 360, sweeps[angle]))
+        circled[angle] = np.where(np.hypot(s_mean, c_mean) >= 1e-6, moved, sweeps[angle])
+    summary = circled.groupby(["family", "frequency_cycles"], sort=False)[[c for c in COLUMNS if c != "flat"]].mean()
+    for angle in ("phase_err_deg", "phase_err_cal_deg", "phase_truth_deg", "phase_model_deg"):
+        outside = (summary[angle] < -180) | (summary[angle] >= 180)
+        summary[angle] = summary[angle].where(~outside, (summary[angle] + 180) % 360 - 180)
+    resultant = cells["phase_err_deg"].agg(
+        lambda v: math.hypot(np.nanmean(np.sin(np.radians(v))), np.nanmean(np.cos(np.radians(v))))
+    )
+    summary["phase_spread_deg"] = np.degrees(np.sqrt(-2 * np.log(np.minimum(resultant, 1.0))))
+    summary["num_sweeps"] = cells.size()
+    summary["num_flat"] = cells["flat"].sum().astype(int)
     summary = summary.reset_index()
 
     families = {}

@@ -11,6 +11,8 @@ import pandas as pd
 
 from mathbode.core.errors import UsageError
 
+from .angles import angle_spread, unwrap_about_mean, wrap_degrees
+from .calibration import FLOOR
 from .metrics import MIN_POINTS, SWEEP_METRICS
 
 #: The columns that name a sinusoid sweep in sweeps.csv (its SweepKey less the signal type, always sinusoid).
@@ -64,12 +66,35 @@ def clip01(x: float) -> float:
     return math.nan if x != x else min(1.0, max(0.0, x))
 
 
+#: The per-sweep columns that are angles (degrees): averaged on the circle (`angles`).
+ANGLE_COLUMNS = ("phase_err_deg", "phase_err_cal_deg", "phase_truth_deg", "phase_model_deg")
+
+
 def frequency_summary(sweeps: pd.DataFrame) -> pd.DataFrame:
-    """Family x frequency: the plain mean over sweeps of every metric, skipping NaN (pandas' mean)."""
-    metrics = [m for m in SWEEP_METRICS if m in sweeps]
-    groups = sweeps.groupby(["family", "frequency_cycles"], sort=False)
+    """Family x frequency: the mean over sweeps of every metric, skipping NaN (pandas' mean); angles
+    on the circle (`angles.angle_mean`), with `phase_spread_deg`, the circular standard deviation
+    of the sweeps' phase errors, `num_sweeps`, and `num_flat`, the sweeps whose answers do not move
+    (no phase)."""
+    metrics = [m for m in SWEEP_METRICS if m in sweeps and m != "flat"]
+    keys = ["family", "frequency_cycles"]
+    angles = [a for a in ANGLE_COLUMNS if a in sweeps]
+    frame = sweeps
+    if angles and len(sweeps):
+        # Angles moved by 360 towards their cell's circular mean; the plain mean that follows is
+        # then the pandas mean the paper's code takes, bit for bit wherever nothing was moved.
+        frame = sweeps.copy()
+        cells = frame.groupby(keys, sort=False)
+        for a in angles:
+            frame[a] = cells[a].transform(lambda v: unwrap_about_mean(v.to_numpy()))
+    groups = frame.groupby(keys, sort=False)
     summary = groups[metrics].mean()
+    for a in angles:
+        summary[a] = wrap_degrees(summary[a].to_numpy())
+    if "phase_err_deg" in sweeps:
+        summary["phase_spread_deg"] = groups["phase_err_deg"].agg(lambda v: float(angle_spread(v.to_numpy())))
     summary["num_sweeps"] = groups.size()
+    if "flat" in sweeps:
+        summary["num_flat"] = groups["flat"].sum().astype(int)
     # Families keep the sweeps' (canonical) order; frequencies ascend within each.
     order = {f: n for n, f in enumerate(dict.fromkeys(sweeps["family"]))}
     summary = summary.reset_index()
@@ -130,6 +155,11 @@ def _why_na(rows: pd.DataFrame, mid: pd.DataFrame, config: ScoreConfig) -> str:
     if len(have) < len(config.mid_band):
         answered = ", ".join(f"{f:g}" for f in sorted(rows["frequency_cycles"].unique()))
         return f"MB-Core needs frequencies {band} (answered: {answered})"
+    if "num_flat" in mid and mid["num_flat"].sum() > 0 and mid["phase_err_deg"].isna().all():
+        return (
+            f"the answers do not move at frequencies {band} (every fitted swing is within the format's floor, "
+            f"{FLOOR:g}), so they have no phase; the calibrated MB-Core counts such a sweep as 180 degrees off"
+        )
     return f"every sweep at frequencies {band} has fewer than {MIN_POINTS} compliant answers of 64"
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .calibration import CALIBRATED_METRICS, calibrated_metrics
+from .calibration import CALIBRATED_METRICS, FLOOR, calibrated_metrics
 
 #: A sweep needs this many compliant answers for its fit to mean anything.
 MIN_POINTS = 16
@@ -38,6 +38,7 @@ SWEEP_METRICS = (
     "phase_truth_deg",
     "phase_model_deg",
     "n_finite",
+    "flat",
     *CALIBRATED_METRICS,
 )
 
@@ -93,10 +94,52 @@ def fit_first_harmonic(t: np.ndarray, y: np.ndarray, omega: float) -> HarmonicFi
     return HarmonicFit(float(coef[0]), float(coef[1]), float(coef[2]), 1.0 - ss_res / ss_tot)
 
 
-def harmonic_amplitude(t: np.ndarray, y: np.ndarray, omega: float) -> float:
-    """|H| from least squares on sin(wt), cos(wt) alone (no intercept)."""
-    _, coef = _solve(omega, t, y, intercept=False)
-    return float(math.hypot(coef[0], coef[1]))
+#: The harmonics reported (h1, h2, h3).
+HARMONICS = (1, 2, 3)
+
+
+def measurable_harmonics(frequency_cycles: float, time_steps: int) -> tuple[int, ...]:
+    """The harmonics a T-step sweep can tell apart: harmonic k sits at k f cycles, seen folded into
+    [0, T/2]. One that folds onto 0 (the mean), onto T/2 (where sin vanishes at every step and only
+    part of an amplitude shows) or onto a lower harmonic cannot be measured: at 16 cycles per 64
+    steps the 2nd harmonic is the Nyquist frequency and the 3rd aliases onto the 1st."""
+    seen: list[float] = []
+    out = []
+    for k in HARMONICS:
+        folded = (k * frequency_cycles) % time_steps
+        folded = min(folded, time_steps - folded)
+        if 0 < folded < time_steps / 2 and all(abs(folded - s) > 1e-9 for s in seen):
+            out.append(k)
+            seen.append(folded)
+    return tuple(out)
+
+
+def harmonic_amplitudes(
+    t: np.ndarray, y: np.ndarray, omega: float, frequency_cycles: float, time_steps: int
+) -> list[float]:
+    """|H1|, |H2|, |H3| from one least-squares fit of a constant and every measurable harmonic
+    together over the answered steps (NaN for a harmonic the sweep cannot measure).
+
+    Fitted jointly because with missing answers the harmonics' sines and cosines are no longer
+    orthogonal to the constant or to each other: fitted one at a time without a constant (the
+    paper's code), the answers' mean leaks into every harmonic and a pure gain reads as distortion.
+    """
+    ks = measurable_harmonics(frequency_cycles, time_steps)
+    _, pinv = _harmonics_pinv(float(omega), np.ascontiguousarray(t, dtype=float).tobytes(), ks)
+    coef = pinv @ y
+    amplitude = {k: math.hypot(coef[1 + 2 * i], coef[2 + 2 * i]) for i, k in enumerate(ks)}
+    return [amplitude.get(k, math.nan) for k in HARMONICS]
+
+
+@lru_cache(maxsize=2048)
+def _harmonics_pinv(omega: float, t_bytes: bytes, ks: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(design, pseudo-inverse) of [1, sin(k wt), cos(k wt) for k in ks] at the steps in `t_bytes`."""
+    t = np.frombuffer(t_bytes, dtype=float)
+    columns = [np.ones_like(t)]
+    for k in ks:
+        columns += [np.sin(k * omega * t), np.cos(k * omega * t)]
+    design = np.column_stack(columns)
+    return design, np.linalg.pinv(design, rcond=max(design.shape) * np.finfo(float).eps)
 
 
 def wrap_pi(x: float) -> float:
@@ -135,15 +178,21 @@ def sweep_metrics(truth: np.ndarray, model: np.ndarray, frequency_cycles: float,
     t, y = t_all[finite], model[finite]
     fit = fit_first_harmonic(t, y, omega)
     out["amp_model"] = fit.amplitude
-    out["phase_model_deg"] = math.degrees(fit.phase)
     out["r2"] = fit.r2
+    # Answers whose fitted swing is within the format's floor do not move: they have no phase
+    # (atan2 of rounding noise reads anything, e.g. -77 degrees for a gain of 1e-15).
+    flat = fit.amplitude <= FLOOR
+    out["flat"] = float(flat)
+    if not flat:
+        out["phase_model_deg"] = math.degrees(fit.phase)
     flat_truth = truth_fit.amplitude <= ZERO_AMPLITUDE * max(1.0, abs(truth_fit.c))
     if not flat_truth:
         out["gain"] = fit.amplitude / truth_fit.amplitude
-        out["phase_err_deg"] = math.degrees(wrap_pi(fit.phase - truth_fit.phase))
-    h = [harmonic_amplitude(t, y, k * omega) for k in (1, 2, 3)]
+        if not flat:
+            out["phase_err_deg"] = math.degrees(wrap_pi(fit.phase - truth_fit.phase))
+    h = harmonic_amplitudes(t, y, omega, frequency_cycles, time_steps)
     out["h1"], out["h2"], out["h3"] = h
-    out["h2_over_h1"] = h[1] / h[0] if h[0] > 0 else math.nan
+    out["h2_over_h1"] = h[1] / h[0] if h[0] > 0 else math.nan  # NaN / h1 stays NaN
     residual = (y - y.mean()) - fit.amplitude * np.sin(omega * t + fit.phase)
     if not flat_truth:
         out["res_rms_norm"] = math.sqrt(float(np.mean(residual**2))) / truth_fit.amplitude

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .aggregate import HEADLINE, SWEEP_COLUMNS, ScoreConfig
+from .aggregate import ANGLE_COLUMNS, HEADLINE, SWEEP_COLUMNS, ScoreConfig
+from .angles import angle_mean, wrap_degrees
 
 #: A fixed seed: the same submission gives the same intervals.
 SEED = 20250930
@@ -35,6 +36,9 @@ INPUTS = (
     *("gain", "phase_err_deg", "r2", "res_acf1", "compliance"),
     *("gain_cal", "phase_err_cal_deg", "r2_cal", "acf1_cal"),
 )
+#: The positions of INPUTS that are angles: their cell means are taken on the circle, as the
+#: point estimate's (`aggregate.frequency_summary`) are.
+_ANGLES = [i for i, name in enumerate(INPUTS) if name in ANGLE_COLUMNS]
 
 
 def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
@@ -116,10 +120,10 @@ class Cells:
 
     @staticmethod
     def _means(table: np.ndarray, draws: np.ndarray | None) -> np.ndarray:
-        point = _nanmean(table[None, :, :], axis=1)
+        point = _cell_means(table[None, :, :])
         if draws is None:
             return point
-        return _expanded(point, _nanmean(table[draws], axis=1), len(table))
+        return _expanded(point, _cell_means(table[draws]), len(table))
 
     def replicate(self, draws: dict[tuple[str, float], np.ndarray] | None, config: ScoreConfig) -> dict[str, Any]:
         """Headline scores per family and overall, for each replicate (`draws` None: the sweeps as they are)."""
@@ -131,6 +135,13 @@ class Cells:
         return {"families": families, "overall": overall}
 
 
+def _cell_means(x: np.ndarray) -> np.ndarray:
+    """Means over the sweeps (axis 1) of each input: angles on the circle, the rest plainly, NaN skipped."""
+    out = _nanmean(x, axis=1)
+    out[..., _ANGLES] = angle_mean(x[..., _ANGLES], axis=1)
+    return out
+
+
 def _expanded(point: np.ndarray, resampled: np.ndarray, n: int) -> np.ndarray:
     """Resampled means with their spread widened by sqrt(n / (n - 1)).
 
@@ -139,35 +150,64 @@ def _expanded(point: np.ndarray, resampled: np.ndarray, n: int) -> np.ndarray:
     frequencies of FULL) plain percentile intervals cover too little. Widening each cell's
     resampled means about its mean removes that bias (the "expanded" percentile bootstrap).
     """
-    return point + (resampled - point) * math.sqrt(n / (n - 1)) if n > 1 else resampled
+    if n <= 1:
+        return resampled
+    offset = resampled - point
+    offset[..., _ANGLES] = wrap_degrees(offset[..., _ANGLES])  # the short way round the circle
+    return point + offset * math.sqrt(n / (n - 1))
 
 
-def _interval(samples: np.ndarray) -> list[float] | None:
-    """The central LEVEL interval of the replicates; None when most replicates have no score."""
+def _interval(samples: np.ndarray, estimate: float) -> tuple[list[float] | None, bool]:
+    """The central LEVEL interval of the replicates, widened to hold `estimate` where it falls
+    outside (see `intervals`), and whether it was; None when most replicates have no score."""
     finite = samples[np.isfinite(samples)]
     if finite.size < samples.size / 2:
-        return None
+        return None, False
     tail = (1 - LEVEL) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return [float(low), float(high)]
+    low, high = (float(x) for x in np.percentile(finite, [tail, 100 - tail]))
+    if not math.isfinite(estimate) or low <= estimate <= high:
+        return [low, high], False
+    return [min(low, estimate), max(high, estimate)], True
 
 
 def intervals(
     sweeps: pd.DataFrame, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
 ) -> dict[str, Any]:
-    """95 % bootstrap intervals of the headline scores, per family and overall."""
+    """95 % bootstrap intervals of the headline scores, per family and overall.
+
+    Every interval holds its estimate. The replicates compute the estimate's own statistic, but a
+    statistic that folds or clips (|mean phase| near 0, a score at 0 or 1) has replicates that lie
+    on one side of it, and their central 95 % can then miss it; such an interval is widened to
+    the estimate, and `widened` names it, so a reader sees an interval and its estimate that agree.
+    """
     cells = Cells.of(sweeps)
     reps = cells.replicate(cells.draws(resamples), config)
+    point = cells.replicate(None, config)
     complete = all(f in cells.values for f in families)
+    widened: list[str] = []
+
+    def bounds(where: str, samples: np.ndarray, estimate: np.ndarray) -> list[float] | None:
+        interval, was_widened = _interval(samples, float(estimate[0]))
+        if was_widened:
+            widened.append(where)
+        return interval
+
+    overall = {
+        name: bounds(f"overall.{name}", reps["overall"][name], point["overall"][name]) if complete else None
+        for name in HEADLINE
+    }
+    per_family = {
+        family: {name: bounds(f"{family}.{name}", scores[name], point["families"][family][name]) for name in HEADLINE}
+        for family, scores in reps["families"].items()
+    }
     return {
         "method": "percentile bootstrap over sweeps within (family, frequency) cells",
         "level": LEVEL,
         "resamples": resamples,
         "seed": SEED,
-        "overall": {name: _interval(reps["overall"][name]) if complete else None for name in HEADLINE},
-        "families": {
-            family: {name: _interval(scores[name]) for name in HEADLINE} for family, scores in reps["families"].items()
-        },
+        "overall": overall,
+        "families": per_family,
+        "widened": widened,
     }
 
 
@@ -207,7 +247,7 @@ def paired_difference(
         "score": score,
         "shared_sweeps": len(a),
         "difference": float(point),
-        "interval": _interval(diffs),
+        "interval": _interval(diffs, float(point))[0],
         "p_value": p_value,
         "resamples": resamples,
     }
@@ -222,7 +262,10 @@ def wilson_interval(successes: int, trials: int, level: float = LEVEL) -> list[f
     denom = 1 + z**2 / trials
     centre = (p + z**2 / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2)) / denom
-    return [max(0.0, centre - half), min(1.0, centre + half)]
+    # At 0 or all successes the bound is 0 (or 1) exactly; the formula leaves rounding (2e-19).
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return [low, high]
 
 
 def mcnemar(only_a: int, only_b: int) -> float:

@@ -224,8 +224,9 @@ def test_score_command_with_two_files_writes_a_leaderboard(tmp_path, reference):
     assert result.exit_code == 0, result.output
     board = list(csv.DictReader((out / "leaderboard.csv").open()))
     assert [b["label"] for b in board] == ["exact", "zero"]
-    # A constant answer has gain 0: the whole gain half of MB-Core is lost.
-    assert float(board[0]["mb_core"]) >= 0.999 and float(board[1]["mb_core"]) <= 0.5
+    # A constant answer has no phase: the paper's MB-Core is n/a (empty in the CSV); calibrated, 0.
+    assert float(board[0]["mb_core"]) >= 0.999 and board[1]["mb_core"] == ""
+    assert float(board[1]["mb_core_calibrated"]) == 0.0
     assert (out / "exact" / "scores.json").is_file() and (out / "zero" / "scores.json").is_file()
     assert (out / "bode.png").is_file() and "## Leaderboard" in (out / "report.md").read_text()
     assert result.output.splitlines()[1].startswith("exact")

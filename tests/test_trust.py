@@ -106,7 +106,12 @@ def test_a_delay_or_a_gain_error_costs_no_less_than_in_the_papers_score(
 def test_an_answer_that_does_not_move_scores_zero_calibrated(reference, full_rows, tmp_path, value):
     r = score_lines(_answers(full_rows, lambda t: np.full_like(t, value)), reference, tmp_path, "constant")
     assert r.overall["mb_core_calibrated"] == 0.0 and r.overall["mb_plus_calibrated"] == 0.0
-    assert r.overall["mb_core"] > 0.1  # the paper's formula reads the flat fit's phase as 0 degrees
+    # The paper's code reads atan2(0, 0) as a phase of 0 degrees (MB-Core 0.30 for answering 0):
+    # a flat answer has no phase, so the paper's MB-Core is n/a and says why.
+    assert math.isnan(r.overall["mb_core"])
+    assert r.sweeps["phase_err_deg"].isna().all() and (r.sweeps["flat"] == 1).all()
+    assert (r.summary["num_flat"] == r.summary["num_sweeps"]).all()
+    assert "do not move" in r.families["linear_solve"]["note"]
 
 
 def test_intervals_are_deterministic_and_hold_the_point_estimate(exact, reference, full_rows, tmp_path):
