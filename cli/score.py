@@ -13,9 +13,12 @@ from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError
 from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
-from mathbode.evaluator.compare import describe, neighbour_tests, ranked
+from mathbode.evaluator.compare import describe, groups, neighbour_tests
 from mathbode.evaluator.files import REPORT_MARKER
 from mathbode.evaluator.report import (
+    FAMILY_COLUMNS,
+    accuracy_text,
+    answers_text,
     compliance_note,
     conditions_notes,
     coverage_notes,
@@ -52,8 +55,8 @@ def _labels(paths: list[Path], models: list[str | None]) -> list[str]:
     return out
 
 
-def _fmt(x: float) -> str:
-    return "   n/a" if math.isnan(x) else f"{x:.4f}"
+def _fmt(x: float | None, digits: int = 4) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
 
 
 def _table(results: list[Scored], tests: list[dict]) -> str:
@@ -68,16 +71,20 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
     width = max(10, *(len(r.label) for r in results))
     wide = any("intervals" in r.extra for r in results)
     core_w = 25 if wide else 7
-    lines.append(
-        f"{'submission':<{width}}  {'preset':<8}  {'MB-Core':>{core_w}}  MB-Plus  {'cal. MB-Plus':>{core_w}}  families"
-    )
-    for r in ranked(results):
-        mark = "*" if conditions_notes(r) else " "
-        lines.append(
-            f"{r.label:<{width}}{mark} {r.preset:<8}  {interval_text(r, 'mb_core'):>{core_w}}  "
-            f"{_fmt(r.overall['mb_plus']):>7}  {interval_text(r, 'mb_plus_calibrated'):>{core_w}}  "
-            f"{r.overall['num_families']:>8}"
-        )
+    grouped = groups(results)
+    if grouped:
+        head = f"{'submission':<{width}}  {'preset':<8}  {'MB-Core':>{core_w}}  MB-Plus"
+        lines.append(f"{head}  {'cal. MB-Plus':>{core_w}}  families")
+    for label, members in grouped:
+        if len(grouped) > 1:
+            lines.append(f"-- {label} (ranked apart) --")
+        for r in members:
+            mark = "*" if conditions_notes(r) else " "
+            lines.append(
+                f"{r.label:<{width}}{mark} {r.preset:<8}  {interval_text(r, 'mb_core'):>{core_w}}  "
+                f"{_fmt(r.overall['mb_plus']):>7}  {interval_text(r, 'mb_plus_calibrated'):>{core_w}}  "
+                f"{r.overall['num_families']:>8}"
+            )
     notes = coverage_notes(results)
     for r in results:
         said = compliance_note(r)
@@ -85,33 +92,29 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
             notes.append(f"{r.label}: {said}")
         notes += [f"{r.label}{'*' if len(results) > 1 else ''}: {n}." for n in conditions_notes(r)]
         notes += [f"{r.label}: {n}" for n in na_notes(r)]
-    if wide:
+        if len(results) == 1 or not r.extra.get("num_sweeps"):
+            notes.append(f"{r.label}: {answers_text(r)}.")
+    if wide and grouped:
         notes.append("brackets: 95 % bootstrap intervals over sweeps; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]
     for test in tests:
         lines += [f"test: {line}" for line in describe(test)]
     if len(results) == 1:
         r = results[0]
-        lines.append("")
         if r.families:
-            lines.append(f"{'family':<22}  MB-Core  MB-Plus  cal.Core  cal.Plus  |G-1| mid  |phase| mid  compliance")
-        for fam, s in r.families.items():
-            calibrated = f"{_fmt(s['mb_core_calibrated']):>8}  {_fmt(s['mb_plus_calibrated']):>8}"
-            lines.append(
-                f"{fam:<22}  {_fmt(s['mb_core']):>7}  {_fmt(s['mb_plus']):>7}  {calibrated}  "
-                f"{_fmt(s['gain_abs_err_mid']):>9}  {_fmt(s['phase_abs_deg_mid']):>11}  "
-                f"{_fmt(s['compliance_mean']):>10}"
-            )
+            lines.append("")
+            lines.append(f"{'family':<22}" + "".join(f"  {name:>{max(8, len(name))}}" for _, name, _ in FAMILY_COLUMNS))
+            for fam, s in r.families.items():
+                lines.append(
+                    f"{fam:<22}"
+                    + "".join(f"  {_fmt(s.get(k), d):>{max(8, len(name))}}" for k, name, d in FAMILY_COLUMNS)
+                )
         extra_lines = diagnostics_lines(r)
         if extra_lines:
             lines += ["", *extra_lines]
         accuracy = r.extra.get("accuracy")
         if accuracy and accuracy["rows"]:
-            low, high = accuracy["wilson_95"]
-            lines.append(
-                f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of {accuracy['rows']:,} "
-                f"= {accuracy['rate']:.4f} [{low:.4f}, {high:.4f}] (Wilson 95 %)"
-            )
+            lines.append(accuracy_text(accuracy))
     return "\n".join(lines)
 
 

@@ -1,4 +1,11 @@
-"""Rank submissions and test each against its neighbour in the ranking."""
+"""Rank submissions, like with like, and test each against its neighbour in the ranking.
+
+Submissions are ranked only within a group of equal conditions (answer format, prompting, and
+any other condition a file records, such as the protocol): a run whose format the server
+constrained, or whose model saw a worked example, answers a different question from a free
+zero-shot run. A file with no scored sinusoid sweep has no MB-Core to rank by and is listed
+apart.
+"""
 
 from __future__ import annotations
 
@@ -22,25 +29,56 @@ def ranked(results: list[Scored]) -> list[Scored]:
     return sorted(results, key=key)
 
 
+def conditions_label(r: Scored) -> str:
+    """'answer format free, prompting zero-shot' (each recorded condition, in a fixed order)."""
+    cond = r.extra.get("conditions") or {}
+    return ", ".join(f"{name.replace('_', ' ')} {cond[name]}" for name in sorted(cond))
+
+
+def rankable(r: Scored) -> bool:
+    """Whether a submission has sinusoid sweeps, the only ones MB-Core and MB-Plus are made from."""
+    return bool(r.extra.get("num_sweeps"))
+
+
+def groups(results: list[Scored]) -> list[tuple[str, list[Scored]]]:
+    """The rankable submissions grouped by equal conditions (groups in order of first appearance),
+    each group ranked."""
+    by_label: dict[str, list[Scored]] = {}
+    for r in results:
+        if rankable(r):
+            by_label.setdefault(conditions_label(r), []).append(r)
+    return [(label, ranked(members)) for label, members in by_label.items()]
+
+
+def unranked(results: list[Scored]) -> list[Scored]:
+    """The submissions with no sinusoid sweep (nothing for MB-Core): listed apart, never ranked."""
+    return [r for r in results if not rankable(r)]
+
+
 def neighbour_tests(
     results: list[Scored], config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES
 ) -> list[dict[str, Any]]:
-    """For each pair of neighbours in the ranking: paired differences on the shared sweeps and rows."""
-    order = ranked(results)
+    """For each pair of neighbours in a group's ranking that share a sweep: paired differences on
+    the shared sweeps and McNemar's test on the shared rows. Pairs with nothing in common are not
+    tested (there is nothing to say about them)."""
     out = []
-    for upper, lower in zip(order, order[1:], strict=False):  # neighbours
-        tests = {score: paired_difference(upper.sweeps, lower.sweeps, config, score, resamples) for score in TESTED}
-        shared = tests[TESTED[0]]["shared_sweeps"]
-        out.append(
-            {
-                "first": upper.label,
-                "second": lower.label,
-                "shared_sweeps": shared,
-                "sweeps": [len(upper.sweeps), len(lower.sweeps)],
-                "scores": tests,
-                "correctness": paired_correctness(upper.correct, lower.correct),
-            }
-        )
+    for label, order in groups(results):
+        for upper, lower in zip(order, order[1:], strict=False):
+            tests = {score: paired_difference(upper.sweeps, lower.sweeps, config, score, resamples) for score in TESTED}
+            shared = tests[TESTED[0]]["shared_sweeps"]
+            if not shared:
+                continue
+            out.append(
+                {
+                    "first": upper.label,
+                    "second": lower.label,
+                    "conditions": label,
+                    "shared_sweeps": shared,
+                    "sweeps": [len(upper.sweeps), len(lower.sweeps)],
+                    "scores": tests,
+                    "correctness": paired_correctness(upper.correct, lower.correct),
+                }
+            )
     return out
 
 
@@ -68,8 +106,14 @@ def describe(test: dict[str, Any]) -> list[str]:
             p = f"p = {t['p_value']:.3f}"
         lines.append(f"{a} - {b}, {score}: {t['difference']:+.4f} {ci}, {p} (paired bootstrap)")
     c = test["correctness"]
-    lines.append(
-        f"{a} vs {b}, exact rows: {c['only_first_correct']:,} right only in {a}, {c['only_second_correct']:,} "
-        f"only in {b}, of {c['shared_rows']:,} shared rows; McNemar p = {c['mcnemar_p_value']:.3g}"
-    )
+    if c["shared_rows"]:
+        lines.append(
+            f"{a} vs {b}, exact rows: {c['only_first_correct']:,} right only in {a}, {c['only_second_correct']:,} "
+            f"only in {b}, of {c['shared_rows']:,} shared rows; McNemar {_p_text(c['mcnemar_p_value'])}"
+        )
     return lines
+
+
+def _p_text(p: float) -> str:
+    """'p = 0.0312', or 'p < 1e-16' where the value is below what a double tells from 0."""
+    return "p < 1e-16" if p < 1e-16 else f"p = {p:.3g}"

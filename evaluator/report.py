@@ -12,9 +12,9 @@ import pandas as pd
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 
-from .aggregate import FAMILY_SCORE_FIELDS, HEADLINE
+from .aggregate import HEADLINE
 from .background import BackgroundPlotter, draw_here
-from .compare import describe, ranked
+from .compare import conditions_label, describe, groups, unranked
 from .files import (
     CHIRP_FILE,
     COMPARISONS_FILE,
@@ -54,10 +54,13 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def leaderboard(results: list[Scored]) -> pd.DataFrame:
-    """One row per submission, best MB-Core first (MB-Plus breaks ties), with intervals when computed."""
+    """One row per submission: ranked within its group of equal conditions (best MB-Core first,
+    MB-Plus breaking ties), with intervals when computed; files with no sinusoid sweep last, unranked."""
     rows = []
-    for r in ranked(results):
-        row: dict[str, Any] = {"label": r.label, "model": r.model, "preset": r.preset}
+    ordered = [(label, rank + 1, r) for label, members in groups(results) for rank, r in enumerate(members)]
+    ordered += [(conditions_label(r), None, r) for r in unranked(results)]
+    for label, rank, r in ordered:
+        row: dict[str, Any] = {"group": label, "rank": rank, "label": r.label, "model": r.model, "preset": r.preset}
         bounds = (r.extra.get("intervals") or {}).get("overall") or {}
         for name in HEADLINE:
             row[name] = r.overall.get(name, math.nan)
@@ -74,7 +77,10 @@ def leaderboard(results: list[Scored]) -> pd.DataFrame:
         for fam, s in r.families.items():
             row[f"{fam}.mb_core"] = s["mb_core"]
         rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if len(frame):
+        frame["rank"] = frame["rank"].astype("Int64")  # empty for an unranked file, not 1.0
+    return frame
 
 
 def interval_text(r: Scored, name: str, digits: int = 4) -> str:
@@ -85,7 +91,10 @@ def interval_text(r: Scored, name: str, digits: int = 4) -> str:
 
 
 def _signed(x: Any, digits: int) -> str:
-    return "n/a" if x is None or x != x else f"{x:+.{digits}f}"
+    if x is None or x != x:
+        return "n/a"
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text  # 0.0000, not -0.0000
 
 
 def diagnostics_lines(r: Scored) -> list[str]:
@@ -138,10 +147,38 @@ def compliance_note(r: Scored) -> str | None:
     return f"{nc['compliant']:,} of {nc['lines']:,} answers were compliant: {reasons}."
 
 
+def method_note(r: Scored) -> str | None:
+    """What a custom scoring configuration means for the numbers (None for the paper's)."""
+    if r.provenance.get("method", "paper") == "paper":
+        return None
+    c = r.provenance.get("config") or {}
+    return (
+        f"custom scoring (gain scale {c.get('gain_scale'):g}, phase scale {c.get('phase_scale_deg'):g} deg, "
+        f"weights {c.get('gain_weight'):g} and {c.get('phase_weight'):g}; the paper's are 0.25, 45 deg, 0.5 and "
+        "0.5): these MB-Core and MB-Plus are not the paper's and not comparable with published numbers"
+    )
+
+
+def answers_text(r: Scored) -> str:
+    """'41,450 of 43,200 sinusoid rows compliant (MB-Core, MB-Plus); 3,840 of 3,840 chirp and step rows ...'."""
+    parts = []
+    rows = r.extra.get("num_rows") or 0
+    if rows:
+        parts.append(f"{r.extra.get('num_answers', 0):,} of {rows:,} sinusoid rows compliant (MB-Core, MB-Plus)")
+    transient = r.extra.get("transient_answers") or {}
+    if transient.get("rows"):
+        parts.append(
+            f"{transient['compliant']:,} of {transient['rows']:,} chirp and step rows compliant "
+            "(the chirp and step measurements)"
+        )
+    return "; ".join(parts) or "no rows scored"
+
+
 def conditions_notes(r: Scored) -> list[str]:
-    """How the answers were obtained when that changes what a score means (constrained format, one-shot)."""
+    """How the answers were obtained or scored when that changes what a score means (custom
+    scales, constrained format, one-shot, another parser)."""
     cond = r.extra.get("conditions") or {}
-    notes = []
+    notes = [n for n in [method_note(r)] if n]
     if cond.get("answer_format", "free") != "free":
         notes.append(
             f"answer format {cond['answer_format']} by the server: this measures the model's numbers, "
@@ -169,12 +206,22 @@ def coverage_notes(results: list[Scored]) -> list[str]:
     for r in results:
         if "note" in r.overall:
             notes.append(f"{r.label}: overall n/a: {r.overall['note']}.")
+        rows = r.extra.get("preset_rows")
+        if rows and rows["answered"] < rows["rows"]:
+            missing = rows["rows"] - rows["answered"]
+            notes.append(
+                f"{r.label}: answered {rows['answered']:,} of the {rows['rows']:,} {rows['preset']} rows; the "
+                f"{missing:,} unanswered rows count as not compliant (the compliance part of MB-Plus)."
+            )
         cov = r.extra.get("coverage")
-        if cov and r.preset not in (cov["preset"],) and cov["sweeps"] < cov["of"]:
+        if cov and not rows and r.preset not in (cov["preset"],) and cov["sweeps"] < cov["of"]:
             notes.append(
                 f"{r.label}: answers {cov['sweeps']:,} of the {cov['of']:,} sweeps of {cov['preset']} "
                 f"(scored as {r.preset})."
             )
+    for r in unranked(results):
+        if len(results) > 1:
+            notes.append(f"{r.label}: not ranked: it has no sinusoid rows, the only ones MB-Core and MB-Plus use.")
     if len({r.preset for r in results}) > 1:
         notes.append(
             "the submissions cover different rows (" + ", ".join(f"{r.label}: {r.preset}" for r in results) + "); "
@@ -190,12 +237,109 @@ def report_figures(results: list[Scored]) -> list[tuple[str, str]]:
     )
 
 
-def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -> str:
-    lines = ["# MathBode report", ""]
-    if len(results) > 1:
-        lines += ["## Leaderboard", ""]
+#: The family table's columns: (scores.json field, the name a reader sees, digits). The console
+#: table uses the same names; "How to read this report" defines each.
+FAMILY_COLUMNS = (
+    ("mb_core", "MB-Core", 4),
+    ("mb_plus", "MB-Plus", 4),
+    ("mb_core_calibrated", "cal. MB-Core", 4),
+    ("mb_plus_calibrated", "cal. MB-Plus", 4),
+    ("gain_abs_err_mid", "|G-1| mid", 4),
+    ("phase_abs_deg_mid", "|phase| mid (deg)", 2),
+    ("r2_mean", "R2 mid", 4),
+    ("acf1_abs_mean", "|ACF(1)| mid", 4),
+    ("compliance_mean", "compliance", 4),
+)
+
+HOW_TO_READ = """## How to read this report
+
+Each sinusoid sweep drives one parameter of a question over 64 steps; a least-squares fit of
+y = c + a sin(wt) + b cos(wt) to the model's compliant answers, and to the exact answers, gives
+the numbers below. Frequencies are in cycles per 64 steps.
+
+- **gain (G)**: the model's fitted swing over the truth's (1 = tracks the drive fully; 0.5 = half).
+  **|G-1|** is its error.
+- **phase error (deg)**: the model's fitted phase minus the truth's, in [-180, 180); negative is a
+  lag. Means over sweeps are taken on the circle (+180 and -180 are one angle); **spread** is their
+  circular standard deviation. A sweep whose answers do not move (fitted swing within the answer
+  format's floor, 2e-6) has no phase: it is counted under **flat** and left out of the phase means.
+- **mid-band**: frequencies 4 and 8 (the paper's); "mid" columns are means over these two.
+- **MB-Core** (the paper's): 1 - (0.5 min(1, |G-1|/0.25) + 0.5 min(1, |phase|/45 deg)) from the
+  mid-band means, clipped to [0, 1]; per family, then the plain mean over the five families.
+- **MB-Plus** (the paper's): MB-Core x sqrt(R2 mid) x sqrt(1 - |ACF(1)| mid) x sqrt(compliance).
+- **R2**: share of the answers' variance the single sinusoid fit explains. **ACF(1)**: lag-1
+  autocorrelation of the fit's residual (structure the sinusoid misses). **H2/H1**: second over
+  first harmonic amplitude, fitted jointly with the constant (n/a where the harmonic aliases: at
+  16 cycles the 2nd harmonic is the Nyquist frequency).
+- **cal. MB-Core, cal. MB-Plus** (calibrated): the same formulas with R2 and ACF(1) measured only
+  on what the truth's own shape does not explain, and a flat answer counted as 180 deg off, so the
+  exact answers score 1 and a constant answer 0.
+- **compliance**: share of a sweep's 64 rows with a parsable answer in the required format;
+  unanswered rows count as not compliant.
+- **exact rows**: answers equal to the truth truncated to six decimals, with a Wilson 95 % interval.
+- **Brackets**: 95 % bootstrap intervals over sweeps (resampled within each family and frequency);
+  an interval always holds its estimate (README, "Intervals and paired tests").
+- **chirp**: gain and phase error read in 16-step windows of the logarithmic chirp (1 to 16
+  cycles) against the instantaneous frequency at each window's centre; "1 (at 1.39)" means the
+  octave point 1 is read at the nearest window centre, 1.39 cycles.
+- **step** (the drive jumps at step 32; values are normalised by the truth's jump, times are
+  steps after it): **pre_error** the settled level before the jump against the truth's;
+  **steady_state_error** the mean of the last 16 steps minus 1; **overshoot** the peak above 1;
+  **rise_time** the first step at 0.9 or above; **settling_time** the step from which the
+  response stays within 0.05 of 1; **delay** the first step at 0.5 or above.
+- **agreement**: the chirp against the sinusoids at 4 and 8 cycles, the step's delay against the
+  delay the sinusoid phases imply, and the step's final level against the gain at 1 cycle; all 0
+  for a model that behaves as one linear time-invariant system.
+- **n/a**: not measurable, with the reason beside it: too few compliant answers (a sweep needs
+  16 of 64), answers that do not move (no phase), a mid-band frequency not answered, or a family
+  missing (the overall needs all five).
+"""
+
+
+def _family_table(r: Scored) -> list[str]:
+    return _table(
+        ["family", *(name for _, name, _ in FAMILY_COLUMNS)],
+        [[fam, *(_num(s.get(k), d) for k, _, d in FAMILY_COLUMNS)] for fam, s in r.families.items()],
+    )
+
+
+def _frequency_table(r: Scored) -> list[str]:
+    return _table(
+        ["family", "frequency", "gain", "phase error (deg)", "spread (deg)", "flat", "R2", "ACF(1)", "H2/H1"]
+        + ["compliance", "sweeps"],
+        [
+            [
+                row["family"],
+                f"{row['frequency_cycles']:g}",
+                _num(row["gain"]),
+                _num(row["phase_err_deg"], 2),
+                _num(row.get("phase_spread_deg"), 2),
+                str(int(row.get("num_flat", 0))),
+                _num(row["r2"]),
+                _num(row["res_acf1"]),
+                _num(row["h2_over_h1"]),
+                _num(row["compliance"], 3),
+                str(int(row["num_sweeps"])),
+            ]
+            for _, row in r.summary.iterrows()
+        ],
+    )
+
+
+def _leaderboard_lines(results: list[Scored], tests: list[dict[str, Any]]) -> list[str]:
+    lines = ["## Leaderboard", ""]
+    grouped = groups(results)
+    if len(grouped) > 1:
+        lines += [
+            "Submissions made under different conditions are ranked apart and never tested against each other.",
+            "",
+        ]
+    header = ["rank", "submission", "preset", "MB-Core", "MB-Plus", "cal. MB-Plus", "exact rows", "families"]
+    for label, members in grouped:
+        if len(grouped) > 1:
+            lines += [f"### {label}", ""]
         lines += _table(
-            ["rank", "submission", "preset", "MB-Core", "MB-Plus", "calibrated MB-Plus", "exact rows", "families"],
+            header,
             [
                 [
                     str(i + 1),
@@ -207,13 +351,31 @@ def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -
                     _num((r.extra.get("accuracy") or {}).get("rate", math.nan)),
                     str(r.overall["num_families"]),
                 ]
-                for i, r in enumerate(ranked(results))
+                for i, r in enumerate(members)
             ],
         )
         lines.append("")
-        if tests:
+        mine = [t for t in tests if t.get("conditions") == label]
+        if mine:
             lines += ["Each submission against the next one down (95 % intervals):", ""]
-            lines += [f"- {line}" for t in tests for line in describe(t)] + [""]
+            lines += [f"- {line}" for t in mine for line in describe(t)] + [""]
+    return lines
+
+
+def _headline(r: Scored) -> str:
+    whose = "custom scoring, not the paper's" if method_note(r) else "the paper's"
+    return (
+        f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
+        f"({whose}; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
+        f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}."
+        + (" Brackets: 95 % bootstrap intervals over sweeps." if "intervals" in r.extra else "")
+    )
+
+
+def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -> str:
+    lines = ["# MathBode report", ""]
+    if len(results) > 1 and groups(results):
+        lines += _leaderboard_lines(results, tests)
     notes = coverage_notes(results)
     if notes:
         lines += [f"- {n}" for n in notes] + [""]
@@ -230,46 +392,41 @@ def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -
             lines += [f"- {note}" for note in result_notes] + [""]
         lines += [
             f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
-            f"Compliant answers: {r.extra.get('num_answers'):,}.",
-            "",
-            f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
-            f"(the paper's; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
-            f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}. "
-            + ("Brackets: 95 % bootstrap intervals over sweeps." if "intervals" in r.extra else ""),
+            f"Answers: {answers_text(r)}.",
             "",
         ]
-        lines += _table(
-            ["family", *FAMILY_SCORE_FIELDS],
-            [[fam, *(_num(s[k]) for k in FAMILY_SCORE_FIELDS)] for fam, s in r.families.items()],
-        )
+        if r.extra.get("num_sweeps"):
+            lines += [_headline(r), ""]
+            lines += _family_table(r)
+            lines += ["", "Per frequency (mean over sweeps; phases on the circle):", ""]
+            lines += _frequency_table(r)
+        else:
+            lines.append(
+                "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "
+                "its chirp and step rows are measured below."
+            )
         extra_lines = diagnostics_lines(r)
         if extra_lines:
             lines += ["", 'Chirp and step measurements (`chirp.csv`, `step.csv`; README, "Chirp and step"):', ""]
             lines += ["```text", *extra_lines, "```"]
-        lines += ["", "Per frequency (mean over sweeps):", ""]
-        lines += _table(
-            ["family", "frequency", "gain", "phase error (deg)", "R2", "res ACF1", "H2/H1", "compliance", "sweeps"],
-            [
-                [
-                    row["family"],
-                    f"{row['frequency_cycles']:g}",
-                    _num(row["gain"]),
-                    _num(row["phase_err_deg"], 2),
-                    _num(row["r2"]),
-                    _num(row["res_acf1"]),
-                    _num(row["h2_over_h1"]),
-                    _num(row["compliance"], 3),
-                    str(int(row["num_sweeps"])),
-                ]
-                for _, row in r.summary.iterrows()
-            ],
-        )
+        accuracy = r.extra.get("accuracy")
+        if accuracy and accuracy["rows"]:
+            lines += ["", accuracy_text(accuracy)]
         lines.append("")
     if plots:
         for name, caption in report_figures(results):
             lines += [f"![{caption}]({name})", ""]
-    lines += ["Gain 1 and phase error 0 are ideal; a negative phase error is a lag.", ""]
+    lines += [HOW_TO_READ]
     return "\n".join(lines)
+
+
+def accuracy_text(accuracy: dict[str, Any]) -> str:
+    """'exact rows (answer = truth truncated to 6 decimals): 9,600 of 9,600 = 1.0000 [0.9996, 1.0000] (Wilson 95 %)'."""
+    low, high = accuracy["wilson_95"]
+    return (
+        f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of {accuracy['rows']:,} "
+        f"= {accuracy['rate']:.4f} [{_num(low)}, {_num(high)}] (Wilson 95 %)"
+    )
 
 
 def _write_one(r: Scored, folder: Path) -> None:

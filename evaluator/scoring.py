@@ -116,6 +116,17 @@ def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
     return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET))}
 
 
+def _preset_rows(preset: str, sinusoid: list[tuple[Prediction, float]], transient: list[RowKey]) -> dict[str, Any]:
+    """How many of a named preset's rows (every family) the file answered: a SMOKE file scored as
+    FULL answers 1,280 of 9,600 rows, and the rest count as non-compliant in MB-Plus."""
+    lay = layout()
+    wanted = scored_sweeps(preset) if preset in [*lay.presets, ALL_PRESET] else frozenset()
+    transient_wanted = transient_scope(preset, set(lay.families))
+    answered = sum(1 for p, _ in sinusoid if p.key[:-1] in wanted)
+    answered += sum(1 for k in transient if k.sweep in transient_wanted)
+    return {"preset": preset, "answered": answered, "rows": (len(wanted) + len(transient_wanted)) * lay.time_steps}
+
+
 def non_compliance(lines: list[tuple[Prediction, float]], parser: Parser = STRICT, shown: int = 4) -> dict[str, Any]:
     """How many answered lines were compliant, why the others were not, and a few of them verbatim
     (`lines`: each line with the number it contributed, NaN when none)."""
@@ -221,6 +232,13 @@ def score(
     if resamples > 0 and n_sweeps:
         extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
+    # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
+    transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
+    transient_answers = {
+        "rows": len(transient_where),
+        "answered": len(transient_keys),
+        "compliant": int(np.isfinite(y_all[transient_where]).sum()) if transient_where else 0,
+    }
     if transient_sweeps:
         extra["diagnostics"] = diagnostics(chirp, step, summary)
     total = overall(fam, lay.families)
@@ -237,6 +255,9 @@ def score(
         extra={
             "num_sweeps": n_sweeps,
             "num_answers": int(np.isfinite(y).sum()),
+            "num_rows": int(y.size),
+            "transient_answers": transient_answers,
+            "preset_rows": _preset_rows(preset_name, sinusoid, transient_keys) if preset else None,
             "coverage": preset_coverage(touched) if touched else None,
             "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
             "non_compliant": non_compliance([(p, v) for p, v in sinusoid if p.key[:-1] in in_scope], parser),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
 from typing import Callable, NamedTuple
 
@@ -92,12 +93,21 @@ def _truncate_repr(value: float) -> float:
     return truncate_literal(text)
 
 
+def has_invisible(text: str) -> bool:
+    """Whether `text` holds a Unicode format character (category Cf: zero-width space and joiners,
+    word joiner, byte-order mark, soft hyphen, direction marks). None is ASCII, so ASCII text is
+    answered at once."""
+    return not text.isascii() and any(unicodedata.category(ch) == "Cf" for ch in text)
+
+
 def parse_response(response: str | None) -> float:
     """The compliant answer in `response`, or NaN when it is non-compliant."""
     if not response:
         return math.nan
     inside = payload(response)
-    if inside is None:
+    if inside is None or has_invisible(inside):
+        # `8\u200b.000000` would otherwise read as .000000: an invisible character is never
+        # stepped over (which number was meant cannot be told), so the answer is not compliant.
         return math.nan
     literals = LITERAL.findall(inside)
     if not literals:
@@ -121,6 +131,8 @@ NON_COMPLIANT_KINDS = {
     "start-only": f"had {START} but no {END} after it",
     "end-only": f"had {END} but no {START} before it",
     "no-number": "had a tag pair with no plain decimal number inside",
+    "invisible": "had an invisible formatting character (zero-width space, word joiner, byte-order mark, "
+    "soft hyphen) inside the tag pair",
     "not-finite": "had a number too large to be finite",
     "null": "gave no answer (prediction null)",
 }
@@ -138,6 +150,8 @@ def why_non_compliant(response: str | None) -> str | None:
             return "end-only"
         # Both tags present but the end only before the start: no complete pair.
         return "start-only" if has_start else "no-tags"
+    if has_invisible(payload(response) or ""):
+        return "invisible"
     if math.isnan(parse_response(response)):
         literals = LITERAL.findall(payload(response) or "")
         return "not-finite" if literals else "no-number"

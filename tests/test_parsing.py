@@ -48,6 +48,14 @@ GOLDEN = [
     ("a literal beyond float range is non-finite", f"{S} {'9' * 400} {E}", None),
     ("non-ASCII digits are not digits", f"{S} \u0667.5 {E}", None),
     ("negative zero", f"{S} -0.0000001 {E}", -0.0),
+    # Invisible formatting characters (Unicode Cf) inside the tags: never stepped over.
+    ("zero-width space inside a number", f"{S} 8\u200b.000000 {E}", None),
+    ("word joiner before a number", f"{S} \u20608.5 {E}", None),
+    ("byte-order mark inside the tags", f"{S} \ufeff8.5 {E}", None),
+    ("soft hyphen inside a number", f"{S} 8.000\u00ad000 {E}", None),
+    ("zero-width joiner after a number", f"{S} 8.5\u200d {E}", None),
+    ("a zero-width space outside the tags is other text", f"\u200b{S} 8.5 {E}", 8.5),
+    ("a no-break space is a space, not a format character", f"{S}\u00a08.5 {E}", 8.5),
 ]
 
 
@@ -98,3 +106,12 @@ def test_the_vectorised_truncation_equals_the_exact_one():
     expected = np.array([truncate(float(v)) for v in values])
     got = truncate_array(values)
     assert np.array_equal(got, expected) and np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e"])
+def test_an_invisible_character_is_named_as_the_reason(char):
+    from mathbode.schema.parsing import NON_COMPLIANT_KINDS, why_non_compliant
+
+    assert why_non_compliant(f"{S} 8{char}.000000 {E}") == "invisible"
+    assert "invisible formatting character" in NON_COMPLIANT_KINDS["invisible"]
+    assert why_non_compliant(f"{S} 8.000000 {E}") is None
