@@ -259,7 +259,9 @@ def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) 
             continue
         digest = file_sha256(target)
         if digest != info.sha256:
-            report.error("checksum", rel, "sha256", info.sha256, digest)
+            report.error(
+                "checksum", rel, "sha256", f"{info.sha256}, as {MANIFEST} records it", f"{digest}, this file's"
+            )
         if target.stat().st_size != info.num_bytes:
             report.error("checksum", rel, "num_bytes", str(info.num_bytes), str(target.stat().st_size))
     return typed
@@ -379,12 +381,23 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
     if manifest:
         for family, entry in manifest.families.items():
             if family in hashes and entry.content_hash != hashes[family]:
+                # Which hash is which, said outright: the manifest's record, then the rows' own.
                 report.error(
-                    "content-hash", MANIFEST, f"families.{family}.content_hash", entry.content_hash, hashes[family]
+                    "content-hash",
+                    tables[family][0],
+                    f"families.{family}.content_hash",
+                    f"{entry.content_hash}, as {MANIFEST} records it",
+                    f"{hashes[family]}, the hash of the rows this file holds",
                 )
         ordered = [hashes[f] for f in manifest.families if f in hashes]
         if len(ordered) == len(manifest.families) and combined_hash(ordered) != manifest.content_hash:
-            report.error("content-hash", MANIFEST, "content_hash", manifest.content_hash, combined_hash(ordered))
+            report.error(
+                "content-hash",
+                "the data files",
+                "content_hash",
+                f"{manifest.content_hash}, as {MANIFEST} records it",
+                f"{combined_hash(ordered)}, the hash of the rows the data files hold",
+            )
     canonical = check_content(tables, hashes, report, truth)
     missing = [f for f in lay.families if f not in rows]
     if missing:

@@ -127,6 +127,20 @@ def test_tampered_file_fails_its_checksum_and_content_hash(built, tmp_path, tabl
     assert any(p.where == "data/ratio_saturation.parquet" and p.field == "sha256" for p in report.errors)
 
 
+def test_a_tampered_files_message_says_which_hash_is_which(built, tmp_path, tables):
+    """Read as 'MANIFEST.json: found sha256:47a9...' before, though 47a9 was the edited rows' hash."""
+    rel = _copy(built, tmp_path)
+    t = tables["linear_solve"]
+    truth = t.column("ground_truth").to_pylist()
+    truth[5] += 1.0
+    pq.write_table(t.set_column(9, "ground_truth", pa.array(truth)), rel / "data/linear_solve.parquet")
+    recorded = json.loads((rel / "MANIFEST.json").read_text())["families"]["linear_solve"]["content_hash"]
+    problem = next(p for p in validate_dataset(rel).errors if p.field == "families.linear_solve.content_hash")
+    assert problem.where == "data/linear_solve.parquet"
+    assert problem.expected == f"{recorded}, as MANIFEST.json records it"
+    assert problem.found.endswith(", the hash of the rows this file holds") and recorded not in problem.found
+
+
 def test_card_configs_must_point_at_existing_files(built, tmp_path):
     rel = _copy(built, tmp_path)
     card = (rel / "README.md").read_text().replace("data/linear_system.parquet", "data/linear_systems.parquet")
