@@ -12,17 +12,32 @@ from tqdm import tqdm
 class Progress:
     """Counts answers, failures and compliant answers; shows rate and ETA."""
 
-    def __init__(self, total: int, stream: TextIO | None = None, interval: float = 10.0) -> None:
+    def __init__(self, total: int, already: int = 0, stream: TextIO | None = None, interval: float = 10.0) -> None:
+        """`total` rows to ask in this run; `already`, the rows the output held when it resumed."""
         self.total = total
+        self.already = already
         self.done = self.failed = self.compliant = 0
         self._stream = stream or sys.stderr
         self._interval = interval
         self._start = self._last = time.monotonic()
         self._bar = (
-            tqdm(total=total, file=self._stream, unit="row", dynamic_ncols=True, smoothing=0.1)
+            tqdm(
+                total=total,
+                file=self._stream,
+                unit="row",
+                dynamic_ncols=True,
+                smoothing=0.1,
+                desc=f"{already:,} answered before; this run" if already else None,
+            )
             if self._stream.isatty()
             else None
         )
+        if already and self._bar is None:
+            print(
+                f"resuming: {already:,} rows were answered before; {total:,} to ask in this run",
+                file=self._stream,
+                flush=True,
+            )
 
     def _postfix(self) -> str:
         answered = self.done - self.failed
@@ -46,8 +61,9 @@ class Progress:
         elapsed = now - self._start
         rate = self.done / elapsed if elapsed > 0 else 0.0
         eta = f"{(self.total - self.done) / rate:.0f} s" if rate > 0 else "?"
+        before = f" (and {self.already:,} answered before)" if self.already else ""
         print(
-            f"{self.done:,}/{self.total:,} rows ({rate:.1f}/s, ETA {eta}), {self._postfix()}",
+            f"{self.done:,}/{self.total:,} rows{before} ({rate:.1f}/s, ETA {eta}), {self._postfix()}",
             file=self._stream,
             flush=True,
         )

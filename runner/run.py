@@ -144,7 +144,7 @@ def run(
     context: dict[str, Any],
     overwrite: bool = False,
     limit: int | None = None,
-    progress: Callable[[int], Progress] | None = None,
+    progress: Callable[[int, int], Progress] | None = None,
 ) -> RunResult:
     """Answer every row of `rows` not yet in the journal at `output`; `context` goes into the run record."""
     config.validate()
@@ -158,13 +158,21 @@ def run(
         skipped_compliant=journal.compliant,
         repaired_bytes=journal.repaired_bytes,
     )
-    context = {**context, "output": output.name, "started_at": _now(), "resumed": resume}
+    started = _now()
+    first = _first_start(output) if resume else None
+    context = {**context, "output": output.name, "first_started_at": first or started, "started_at": started}
+    context["resumed"] = resume
     _write_record(output, config, context, result, "running")
-    bar = progress(len(todo)) if progress else None
+    bar = progress(len(todo), result.skipped) if progress else None
     start = time.perf_counter()
+
+    def checkpoint() -> None:  # the record's counts follow the run while it goes
+        result.seconds = time.perf_counter() - start
+        _write_record(output, config, context, result, "running")
+
     status = "stopped"  # by an error, unless the run ends or is interrupted
     try:
-        asyncio.run(_drive(todo, config, journal, result, bar))
+        asyncio.run(_drive(todo, config, journal, result, bar, checkpoint))
         status = "finished"
     except KeyboardInterrupt:
         result.interrupted, status = True, "interrupted"
@@ -208,12 +216,31 @@ class _on_interrupt:
             self.loop = None
 
 
+def _first_start(output: Path) -> str | None:
+    """When the run this output belongs to first started (its record's), or None."""
+    try:
+        record = json.loads(record_path(output).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    first = (record.get("first_started_at") or record.get("started_at")) if isinstance(record, dict) else None
+    return first if isinstance(first, str) else None
+
+
+#: Seconds between rewrites of the run record while a run goes.
+CHECKPOINT_SECONDS = 2.0
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 async def _drive(
-    todo: list[dict[str, Any]], config: RunConfig, journal: Journal, result: RunResult, bar: Progress | None
+    todo: list[dict[str, Any]],
+    config: RunConfig,
+    journal: Journal,
+    result: RunResult,
+    bar: Progress | None,
+    checkpoint: Callable[[], None] = lambda: None,
 ) -> None:
     n_workers = min(config.concurrency, max(1, len(todo)))
     client = make_client(config)
@@ -226,6 +253,13 @@ async def _drive(
             queue.put_nowait(row)
 
         stopping = asyncio.Event()
+        last_checkpoint = time.monotonic()
+
+        def row_done() -> None:
+            nonlocal last_checkpoint
+            if time.monotonic() - last_checkpoint >= CHECKPOINT_SECONDS:
+                last_checkpoint = time.monotonic()
+                checkpoint()
 
         async def worker() -> None:
             while not stopping.is_set():
@@ -240,6 +274,7 @@ async def _drive(
                     result.failed[row_key(row)] = f"{err.reason} (after {err.attempts} attempts)"
                     if bar is not None:
                         bar.update(failed=True, compliant=False)
+                    row_done()
                     continue
                 compliant = not math.isnan(parse_response(answer.text))
                 meta = {**answer.meta(), **conditions}
@@ -248,6 +283,7 @@ async def _drive(
                 result.compliant += compliant
                 if bar is not None:
                     bar.update(failed=False, compliant=compliant)
+                row_done()
 
         workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
         interrupt = _on_interrupt(stopping, workers)

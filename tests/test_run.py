@@ -201,6 +201,54 @@ def test_a_resumed_run_answers_only_the_rest(stub, tmp_path):
     assert len(keys) == len(set(keys)) == 1280
 
 
+def test_a_resume_says_what_was_answered_before_and_keeps_the_first_start(stub, tmp_path):
+    """Progress read "10/1,173 rows" with no word of the 107 answered earlier."""
+    assert invoke(stub, tmp_path, "--model", "truth", "--limit", "100").exit_code == 0
+    first = json.loads(record_path(tmp_path / "pred.jsonl").read_text())
+    assert first["first_started_at"] == first["started_at"] and first["resumed"] is False
+    time.sleep(1.1)  # the record's times have whole seconds
+    result = invoke(stub, tmp_path, "--model", "truth")
+    assert result.exit_code == 0, result.output
+    assert "resuming: 100 rows were answered before; 1,180 to ask in this run" in result.output
+    assert "1,180/1,180 rows (and 100 answered before)" in result.output
+    record = json.loads(record_path(tmp_path / "pred.jsonl").read_text())
+    assert record["first_started_at"] == first["started_at"] < record["started_at"] and record["resumed"] is True
+
+
+def test_the_run_record_counts_follow_the_run(tables, tmp_path, monkeypatch):
+    """The record read 0 answered with 100 rows in the output."""
+    import threading
+
+    from mathbode.runner import run as run_module
+
+    monkeypatch.setattr(run_module, "CHECKPOINT_SECONDS", 0.0)
+    server = StubOpenAI(*tables, latency=0.01).start()
+    seen: list[int] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        path = record_path(tmp_path / "pred.jsonl")
+        while not done.is_set():
+            try:
+                record = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if record["status"] == "running":
+                seen.append(record["counts"]["answered"])
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        result = invoke(server, tmp_path, "--model", "truth", "--limit", "60", "--concurrency", "1")
+    finally:
+        done.set()
+        watcher.join()
+        server.stop()
+    assert result.exit_code == 0, result.output
+    assert max(seen) > 10 and seen == sorted(seen)
+
+
 def test_other_parameters_on_resume_are_refused_unless_overwriting(stub, tmp_path):
     assert invoke(stub, tmp_path, "--model", "truth", "--limit", "10").exit_code == 0
     result = invoke(stub, tmp_path, "--model", "truth", "--temperature", "0.7")
