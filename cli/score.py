@@ -14,7 +14,7 @@ from mathbode.core.errors import MathBodeError
 from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
 from mathbode.evaluator.compare import describe, groups, neighbour_tests
-from mathbode.evaluator.files import REPORT_MARKER
+from mathbode.evaluator.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, REPORT_MARKER, FigureOptions
 from mathbode.evaluator.report import (
     FAMILY_COLUMNS,
     accuracy_text,
@@ -130,7 +130,21 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
     help="Report folder (replaced atomically).",
 )
 @preset_option(default=None, help_text="Score only this preset's sweeps (default: every sinusoid sweep answered).")
-@click.option("--no-plots", is_flag=True, help="Skip the Bode plot PNGs.")
+@click.option("--no-plots", is_flag=True, help="Draw no figures.")
+@click.option(
+    "--figure-format",
+    type=click.Choice(FIGURE_FORMATS),
+    default="png",
+    show_default=True,
+    help="File format of the figures (svg and pdf are vector graphics, for papers).",
+)
+@click.option(
+    "--dpi",
+    type=click.IntRange(min=30, max=1200),
+    default=DEFAULT_DPI,
+    show_default=True,
+    help="Resolution of PNG figures (dots per inch; 300 for print).",
+)
 @click.option(
     "--gain-scale",
     type=click.FloatRange(min=0, min_open=True),
@@ -171,6 +185,8 @@ def main(
     out: Path,
     preset: str | None,
     no_plots: bool,
+    figure_format: str,
+    dpi: int,
     gain_scale: float,
     phase_scale: float,
     gain_weight: float,
@@ -196,6 +212,7 @@ def main(
         as_json=as_json,
         parser=PARSERS[parser_name],
         resamples=bootstrap,
+        figures=FigureOptions(figure_format, dpi),
     )
 
 
@@ -209,13 +226,14 @@ def score_and_report(
     as_json: bool = False,
     parser: Parser = STRICT,
     resamples: int = 0,
+    figures: FigureOptions = DEFAULT_FIGURES,
 ) -> list[Scored]:
     """Validate and score the files, write the report folder, print the table (or JSON)."""
     check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
         results = _score_files(predictions, reference, preset, config, parser, resamples)
         tests = neighbour_tests(results, config, resamples) if len(results) > 1 and resamples > 0 else []
-        write_report(results, out, plots=plots, plotter=plotter, tests=tests)
+        write_report(results, out, plots=plots, plotter=plotter, tests=tests, figures=figures)
     if as_json:
         document: object = [json_safe(r.scores_json()) for r in results]
         if tests:

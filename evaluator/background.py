@@ -16,16 +16,16 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from .files import PLOT_FILE
+from .files import BODE, DEFAULT_FIGURES, FigureOptions
 from .scoring import Scored
 
 
-def draw_here(results: list[Scored], out: Path, share: str = "all") -> Path:
+def draw_here(results: list[Scored], out: Path, share: str = "all", options: FigureOptions = DEFAULT_FIGURES) -> Path:
     """Draw the figures in this process: all of them, or the share the worker does not draw."""
-    from .plots import PLOT_FILE_NAMES, WORKER_SHARE, bode_plot  # matplotlib loads only when a plot is drawn
+    from .plots import FIGURE_STEMS, WORKER_SHARE, bode_plot  # matplotlib loads only when a plot is drawn
 
-    only = None if share == "all" else tuple(n for n in PLOT_FILE_NAMES if n not in WORKER_SHARE)
-    return bode_plot(results, out, only)
+    only = None if share == "all" else tuple(n for n in FIGURE_STEMS if n not in WORKER_SHARE)
+    return bode_plot(results, out, only, options)
 
 
 class BackgroundPlotter:
@@ -46,13 +46,13 @@ class BackgroundPlotter:
             self._worker = None
         return self
 
-    def plot(self, results: list[Scored], out: Path) -> Callable[[], Path]:
+    def plot(self, results: list[Scored], out: Path, options: FigureOptions = DEFAULT_FIGURES) -> Callable[[], Path]:
         """Hand the results to the worker; the returned call waits for the PNG (drawn here if the worker failed)."""
         worker, self._worker = self._worker, None
         sent = False
         if worker is not None and worker.stdin is not None:
             try:
-                worker.stdin.write(pickle.dumps((results, out)))
+                worker.stdin.write(pickle.dumps((results, out, options)))
                 worker.stdin.close()
                 sent = True
             except OSError:
@@ -60,14 +60,14 @@ class BackgroundPlotter:
 
         def wait() -> Path:
             if worker is not None and sent:
-                draw_here(results, out, share="rest")  # on this core, while the worker draws its share
+                draw_here(results, out, share="rest", options=options)  # on this core, while the worker draws
                 try:
                     worker.wait(timeout=120)
                 except subprocess.TimeoutExpired:
                     worker.kill()
                 if worker.returncode == 0:
-                    return out / PLOT_FILE
-            return draw_here(results, out)
+                    return out / options.file(BODE)
+            return draw_here(results, out, options=options)
 
         return wait
 

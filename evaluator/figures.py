@@ -16,8 +16,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 
 from .diagnostics import family_curves
-from .files import CHIRP_PLOT, COMPLIANCE_PLOT, DIAGNOSTICS_PLOT, MIDBAND_PLOT, STEP_PLOT
-from .report import report_figures
+from .files import CHIRP_FIGURE, COMPLIANCE, DEFAULT_FIGURES, FIT_QUALITY, MIDBAND, STEP_FIGURE, FigureOptions
+from .report import FAMILY_COLUMNS, report_figures
 from .scoring import Scored
 
 #: The paper's diagnostic figures: (column of frequency_summary.csv, axis label, ideal value).
@@ -29,13 +29,31 @@ PAPER_ROWS = (
 )
 
 
-def _grid(rows: int, cols: int, title: str) -> tuple[Figure, np.ndarray]:
-    """A figure whose margins are fixed in inches, so labels fit with one column or with five."""
-    width, height = max(5.5, 1.0 + 2.9 * cols), 0.9 + 2.1 * rows
+def legend_columns(labels: list[str], width: float, fontsize: float = 8) -> int:
+    """How many legend entries fit side by side across `width` inches (each as wide as the longest)."""
+    entry = 0.6 + max((len(label) for label in labels), default=1) * 0.0085 * fontsize
+    return max(1, min(len(labels), int((width - 0.4) // entry)))
+
+
+def legend_rows(labels: list[str], width: float, fontsize: float = 8) -> int:
+    return math.ceil(len(labels) / legend_columns(labels, width, fontsize)) if labels else 0
+
+
+def _grid(rows: int, cols: int, title: str, labels: list[str]) -> tuple[Figure, np.ndarray]:
+    """A figure whose margins are fixed in inches, so labels fit with one column or with five, and
+    the legend (`labels`) below the panels in as many rows as it needs."""
+    width = max(6.0, 1.0 + 2.9 * cols)
+    below = 0.6 + 0.2 * legend_rows(labels, width)
+    height = 0.65 + below + 2.1 * rows
     fig = Figure(figsize=(width, height))
     axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey="row")
     fig.subplots_adjust(
-        left=0.85 / width, right=1 - 0.15 / width, top=1 - 0.65 / height, bottom=0.75 / height, wspace=0.3, hspace=0.15
+        left=0.85 / width,
+        right=1 - 0.2 / width,
+        top=1 - 0.65 / height,
+        bottom=below / height,
+        wspace=0.3,
+        hspace=0.15,
     )
     fig.suptitle(title, fontsize=10)
     return fig, axes
@@ -62,7 +80,8 @@ def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[st
         ax.yaxis.set_major_locator(MaxNLocator(5))  # few ticks: making them is most of the drawing time
     handles, labels = axes[0][0].get_legend_handles_labels()
     if labels:
-        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False, fontsize=8)
+        ncol = legend_columns(labels, fig.get_figwidth())
+        fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8)
 
 
 def _families(results: list[Scored]) -> list[str]:
@@ -73,7 +92,8 @@ def paper_figures(results: list[Scored]) -> Figure:
     """R2, residual ACF(1), H2/H1 and residual RMS against frequency (the paper's diagnostic set)."""
     families = _families(results)
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
-    fig, axes = _grid(len(PAPER_ROWS), max(1, len(families)), "Fit quality and nonlinearity against frequency")
+    title = "Fit quality and nonlinearity against frequency"
+    fig, axes = _grid(len(PAPER_ROWS), max(1, len(families)), title, [r.label for r in results])
     for col, family in enumerate(families):
         for row, (metric, _, ideal) in enumerate(PAPER_ROWS):
             ax = axes[row][col]
@@ -86,62 +106,78 @@ def paper_figures(results: list[Scored]) -> Figure:
     return fig
 
 
+def _condition_suffix(r: Scored) -> str:
+    """' (format constrained (gbnf))' for a run whose server constrained the answer format."""
+    fmt = (r.extra.get("conditions") or {}).get("answer_format", "free")
+    return "" if fmt == "free" else f" (format {fmt})"
+
+
 def compliance_figure(results: list[Scored]) -> Figure:
-    """Compliance by family: one bar per submission."""
+    """Compliance by family: one bar per submission, each labelled with its share; a family a
+    submission did not answer is marked "not answered" (not a bar of 0 %)."""
     families = _families(results)
-    width = max(5.5, 1.5 + 1.2 * len(families))
-    fig = Figure(figsize=(width, 3.4))
+    n = max(1, len(results))
+    width = max(6.0, 1.6 + 0.45 * n * len(families) + 0.5 * len(families))
+    labels = [f"{r.label}{_condition_suffix(r)}" for r in results]
+    rows = legend_rows(labels, width, 7)
+    height = 3.6 + 0.2 * rows
+    fig = Figure(figsize=(width, height))
     ax = fig.subplots()
-    bar = 0.8 / max(1, len(results))
+    bar = 0.8 / n
     for i, r in enumerate(results):
+        x = np.arange(len(families)) + (i - (n - 1) / 2) * bar
         values = [r.families[f]["compliance_mean"] if f in r.families else math.nan for f in families]
-        ax.bar(np.arange(len(families)) + i * bar, values, width=bar, label=r.label)
-    ax.set_xticks(np.arange(len(families)) + bar * (len(results) - 1) / 2, families, fontsize=7, rotation=15)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("compliant answers (share)", fontsize=8)
+        bars = ax.bar(x, np.nan_to_num(values), width=bar * 0.92, label=labels[i])
+        for xi, value, patch in zip(x, values, bars, strict=True):
+            text = "not answered" if math.isnan(value) else f"{100 * value:.1f} %"
+            top = 0.0 if math.isnan(value) else value
+            ax.text(
+                xi, top + 0.02, text, rotation=90, ha="center", va="bottom", fontsize=6, color=patch.get_facecolor()
+            )
+    ax.set_xticks(np.arange(len(families)), families, fontsize=7)
+    ax.set_ylim(0, 1.42)  # room above a full bar for its label
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25 %", "50 %", "75 %", "100 %"])
+    ax.set_ylabel("compliant answers", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=7, frameon=False)
-    fig.suptitle("Compliance by family", fontsize=10)
-    fig.subplots_adjust(left=0.85 / width, right=1 - 0.15 / width, top=0.86, bottom=0.22)
+    fig.legend(loc="lower center", ncol=legend_columns(labels, width, 7), frameon=False, fontsize=7)
+    fig.suptitle("Compliance by family (bars labelled with their share)", fontsize=10)
+    fig.subplots_adjust(
+        left=0.8 / width, right=1 - 0.2 / width, top=1 - 0.45 / height, bottom=(0.55 + 0.2 * rows) / height
+    )
     return fig
 
 
 def midband_table(results: list[Scored]) -> Figure:
     """The mid-band summary table: per submission and family, the numbers MB-Core and MB-Plus are made of."""
-    header = [
-        "submission",
-        "family",
-        "|G-1| mid",
-        "|phase| mid",
-        "R2 mid",
-        "|ACF1| mid",
-        "compliance",
-        "MB-Core",
-        "MB-Plus",
-    ]
-    keys = [
-        "gain_abs_err_mid",
-        "phase_abs_deg_mid",
-        "r2_mean",
-        "acf1_abs_mean",
-        "compliance_mean",
-        "mb_core",
-        "mb_plus",
-    ]
+    header = ["submission", "family", *(name for _, name, _ in FAMILY_COLUMNS)]
     cells = [
-        [r.label, fam, *("n/a" if s[k] != s[k] else f"{s[k]:.3f}" for k in keys)]
+        [
+            r.label,
+            fam,
+            *("n/a" if s.get(k) is None or s[k] != s[k] else f"{s[k]:.{min(d, 3)}f}" for k, _, d in FAMILY_COLUMNS),
+        ]
         for r in results
         for fam, s in r.families.items()
     ] or [["-"] * len(header)]
-    height = 0.9 + 0.25 * len(cells)
-    fig = Figure(figsize=(9.5, height))
-    ax = fig.subplots()
+    # Each column as wide as its longest text (about 0.065 in per character at 7 pt), so no text
+    # leaves its cell.
+    widths = [0.25 + 0.065 * max(len(row[c]) for row in [header, *cells]) for c in range(len(header))]
+    width, height = sum(widths) + 0.4, 0.9 + 0.24 * (len(cells) + 1)
+    fig = Figure(figsize=(width, height))
+    ax = fig.add_axes((0.2 / width, 0.15 / height, 1 - 0.4 / width, 1 - 0.75 / height))
     ax.axis("off")
-    table = ax.table(cellText=cells, colLabels=header, loc="center", cellLoc="center")
+    table = ax.table(
+        cellText=cells,
+        colLabels=header,
+        colWidths=[w / sum(widths) for w in widths],
+        loc="upper center",
+        cellLoc="center",
+        bbox=(0, 0, 1, 1),
+    )
     table.auto_set_font_size(False)
     table.set_fontsize(7)
-    fig.suptitle("Mid-band summary (frequencies 4 and 8)", fontsize=10)
+    fig.suptitle("Mid-band summary (frequencies 4 and 8; phase in degrees)", fontsize=10)
     return fig
 
 
@@ -149,7 +185,8 @@ def chirp_figure(results: list[Scored]) -> Figure:
     """Chirp gain and phase error against instantaneous frequency, with the sinusoid points over them."""
     families = [f for f in _families_with(results, "chirp")]
     frequencies = [1.0, 2.0, 4.0, 8.0, 16.0]
-    fig, axes = _grid(2, max(1, len(families)), "Swept sine (chirp) against the sinusoid points")
+    title = "Swept sine (chirp) against the sinusoid points"
+    fig, axes = _grid(2, max(1, len(families)), title, [f"{r.label} (chirp)" for r in results])
     curves = [family_curves(r.chirp) for r in results]  # one groupby per submission
     for col, family in enumerate(families):
         for r, by_family in zip(results, curves, strict=True):
@@ -175,7 +212,9 @@ def chirp_figure(results: list[Scored]) -> Figure:
 def step_figure(results: list[Scored], switch: int, steps: int) -> Figure:
     """The step responses r_t (model answers over the truth's jump) after the switch, mean over sweeps."""
     families = _families_with(results, "step")
-    fig, axes = _grid(1, max(1, len(families)), "Step responses (1 = the truth's new level)")
+    fig, axes = _grid(
+        1, max(1, len(families)), "Step responses (1 = the truth's new level)", [r.label for r in results]
+    )
     for col, family in enumerate(families):
         ax = axes[0][col]
         for r in results:
@@ -192,20 +231,32 @@ def _families_with(results: list[Scored], kind: str) -> list[str]:
     return list(dict.fromkeys(f for r in results if len(table(r)) for f in table(r)["family"]))
 
 
+def save(fig: Figure, out: Path, stem: str, options: FigureOptions) -> Path:
+    """Write a figure as `<stem>.<format>`; no creation date or software in it, so the bytes repeat."""
+    path = out / options.file(stem)
+    metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[options.format]
+    fig.savefig(path, dpi=options.dpi, format=options.format, metadata=metadata)
+    return path
+
+
 def draw_figures(
-    results: list[Scored], out: Path, switch: int, steps: int, only: tuple[str, ...] | None = None
+    results: list[Scored],
+    out: Path,
+    switch: int,
+    steps: int,
+    only: tuple[str, ...] | None = None,
+    options: FigureOptions = DEFAULT_FIGURES,
 ) -> list[Path]:
-    """Every figure besides the Bode plot that has something to show (`only`: just these files)."""
+    """Every figure besides the Bode plot that has something to show (`only`: just these stems)."""
     makers: dict[str, Callable[[], Figure]] = {
-        DIAGNOSTICS_PLOT: lambda: paper_figures(results),
-        COMPLIANCE_PLOT: lambda: compliance_figure(results),
-        MIDBAND_PLOT: lambda: midband_table(results),
-        CHIRP_PLOT: lambda: chirp_figure(results),
-        STEP_PLOT: lambda: step_figure(results, switch, steps),
+        FIT_QUALITY: lambda: paper_figures(results),
+        COMPLIANCE: lambda: compliance_figure(results),
+        MIDBAND: lambda: midband_table(results),
+        CHIRP_FIGURE: lambda: chirp_figure(results),
+        STEP_FIGURE: lambda: step_figure(results, switch, steps),
     }
-    written = []
-    for name, _ in report_figures(results):
-        if name in makers and (only is None or name in only):
-            makers[name]().savefig(out / name, dpi=90, metadata={"Software": None})
-            written.append(out / name)
-    return written
+    return [
+        save(makers[stem](), out, stem, options)
+        for stem, _ in report_figures(results)
+        if stem in makers and (only is None or stem in only)
+    ]

@@ -1,13 +1,19 @@
 """Names of the files in a report folder (one place, so the report and the plot agree without importing each other)."""
 
-#: The Bode plot.
-PLOT_FILE = "bode.png"
-#: The other figures (drawn when there is something to show).
-DIAGNOSTICS_PLOT = "fit_quality.png"
-COMPLIANCE_PLOT = "compliance.png"
-MIDBAND_PLOT = "midband_summary.png"
-CHIRP_PLOT = "chirp.png"
-STEP_PLOT = "step.png"
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The figures, by stem; a report writes them as `<stem>.<format>` (png, svg or pdf).
+BODE = "bode"
+FIT_QUALITY = "fit_quality"
+COMPLIANCE = "compliance"
+MIDBAND = "midband_summary"
+CHIRP_FIGURE = "chirp"
+STEP_FIGURE = "step"
+#: The formats a figure can be written in, and the default resolution of a PNG.
+FIGURE_FORMATS = ("png", "svg", "pdf")
+DEFAULT_DPI = 90
 #: The file that marks a folder as a MathBode report (so --out may replace it).
 REPORT_MARKER = "report.md"
 SCORES_FILE = "scores.json"
@@ -21,20 +27,35 @@ LEADERBOARD_FILE = "leaderboard.csv"
 COMPARISONS_FILE = "comparisons.json"
 
 
-def figure_files(sinusoid: bool, chirp: bool, step: bool) -> list[tuple[str, str]]:
-    """(file, caption) of each figure a report has, given which kinds of sweeps were scored."""
+@dataclass(frozen=True)
+class FigureOptions:
+    """How the figures are written: the file format and, for PNG, the resolution."""
+
+    format: str = "png"
+    dpi: int = DEFAULT_DPI
+
+    def file(self, stem: str) -> str:
+        return f"{stem}.{self.format}"
+
+
+def figure_stems(sinusoid: bool, chirp: bool, step: bool) -> list[tuple[str, str]]:
+    """(stem, caption) of each figure a report has, given which kinds of sweeps were scored."""
     out = []
     if sinusoid:
         out += [
-            (PLOT_FILE, "Bode plot: gain and phase error against frequency"),
-            (DIAGNOSTICS_PLOT, "R2, residual ACF(1), H2/H1 and residual RMS against frequency"),
-            (COMPLIANCE_PLOT, "Compliance by family"),
-            (MIDBAND_PLOT, "Mid-band summary"),
+            (BODE, "Bode plot: gain and phase error against frequency, with 95 % bootstrap intervals"),
+            (FIT_QUALITY, "R2, residual ACF(1), H2/H1 and residual RMS against frequency"),
+            (COMPLIANCE, "Compliance by family"),
+            (MIDBAND, "Mid-band summary"),
         ]
     if chirp:
         out.append(
-            (CHIRP_PLOT, "Chirp gain and phase error against instantaneous frequency, sinusoid points over them")
+            (CHIRP_FIGURE, "Chirp gain and phase error against instantaneous frequency, sinusoid points over them")
         )
     if step:
-        out.append((STEP_PLOT, "Step responses"))
+        out.append((STEP_FIGURE, "Step responses"))
     return out
+
+
+#: PNG at the default resolution.
+DEFAULT_FIGURES = FigureOptions()

@@ -9,8 +9,8 @@ from .plots import WORKER_SHARE, bode_plot
 
 
 def main() -> None:
-    results, out = pickle.load(sys.stdin.buffer)
-    bode_plot(results, out, WORKER_SHARE)
+    results, out, options = pickle.load(sys.stdin.buffer)
+    bode_plot(results, out, WORKER_SHARE, options)
 
 
 if __name__ == "__main__":

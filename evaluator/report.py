@@ -18,13 +18,15 @@ from .compare import conditions_label, describe, groups, unranked
 from .files import (
     CHIRP_FILE,
     COMPARISONS_FILE,
+    DEFAULT_FIGURES,
     LEADERBOARD_FILE,
     REPORT_MARKER,
     SCORES_FILE,
     STEP_FILE,
     SUMMARY_FILE,
     SWEEPS_FILE,
-    figure_files,
+    FigureOptions,
+    figure_stems,
 )
 from .scoring import Scored
 
@@ -231,8 +233,8 @@ def coverage_notes(results: list[Scored]) -> list[str]:
 
 
 def report_figures(results: list[Scored]) -> list[tuple[str, str]]:
-    """(file, caption) of the figures these results get: the one list the report links and the plots draw."""
-    return figure_files(
+    """(stem, caption) of the figures these results get: the one list the report links and the plots draw."""
+    return figure_stems(
         any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
     )
 
@@ -372,7 +374,9 @@ def _headline(r: Scored) -> str:
     )
 
 
-def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -> str:
+def _markdown(
+    results: list[Scored], plots: bool, tests: list[dict[str, Any]], figures: FigureOptions = DEFAULT_FIGURES
+) -> str:
     lines = ["# MathBode report", ""]
     if len(results) > 1 and groups(results):
         lines += _leaderboard_lines(results, tests)
@@ -414,8 +418,8 @@ def _markdown(results: list[Scored], plots: bool, tests: list[dict[str, Any]]) -
             lines += ["", accuracy_text(accuracy)]
         lines.append("")
     if plots:
-        for name, caption in report_figures(results):
-            lines += [f"![{caption}]({name})", ""]
+        for stem, caption in report_figures(results):
+            lines += [f"![{caption}]({figures.file(stem)})", ""]
     lines += [HOW_TO_READ]
     return "\n".join(lines)
 
@@ -446,6 +450,7 @@ def write_report(
     plots: bool = True,
     plotter: BackgroundPlotter | None = None,
     tests: list[dict[str, Any]] | None = None,
+    figures: FigureOptions = DEFAULT_FIGURES,
 ) -> Path:
     """Write the report folder atomically; an existing report there is replaced.
 
@@ -455,7 +460,7 @@ def write_report(
     out = Path(out)
     check_replaceable(out, REPORT_MARKER, "a MathBode report")
     with atomic_folder(out) as tmp:
-        drawing = plotter.plot(results, tmp) if plots and plotter is not None else None
+        drawing = plotter.plot(results, tmp, figures) if plots and plotter is not None else None
         if len(results) == 1:
             _write_one(results[0], tmp)
         else:
@@ -465,9 +470,9 @@ def write_report(
             if tests:
                 document = json.dumps(json_safe(tests), indent=2, allow_nan=False) + "\n"
                 (tmp / COMPARISONS_FILE).write_text(document)
-        (tmp / REPORT_MARKER).write_text(_markdown(results, plots, tests or []))
+        (tmp / REPORT_MARKER).write_text(_markdown(results, plots, tests or [], figures))
         if drawing is not None:
             drawing()
         elif plots:
-            draw_here(results, tmp)
+            draw_here(results, tmp, options=figures)
     return out

@@ -24,7 +24,7 @@ from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, 
 from .diagnostics import diagnostics, transient_tables
 from .metrics import SWEEP_METRICS, sweep_metrics
 from .reference_index import reference_index
-from .uncertainty import intervals, wilson_interval
+from .uncertainty import frequency_intervals, intervals, wilson_interval
 
 CUSTOM = "custom"
 
@@ -231,6 +231,8 @@ def score(
     extra: dict[str, Any] = {}
     if resamples > 0 and n_sweeps:
         extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
+        bars = frequency_intervals(sweeps, resamples)
+        summary = summary.merge(bars, on=["family", "frequency_cycles"], how="left", validate="one_to_one")
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]

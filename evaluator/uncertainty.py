@@ -211,6 +211,25 @@ def intervals(
     }
 
 
+def frequency_intervals(sweeps: pd.DataFrame, resamples: int = DEFAULT_RESAMPLES) -> pd.DataFrame:
+    """95 % bootstrap intervals of each (family, frequency) cell's mean gain and mean phase error
+    (the Bode plot's error bars): columns family, frequency_cycles, gain_low, gain_high,
+    phase_err_low_deg, phase_err_high_deg; each interval holds its estimate."""
+    cells = Cells.of(sweeps)
+    draws = cells.draws(resamples)
+    gain, phase = INPUTS.index("gain"), INPUTS.index("phase_err_deg")
+    rows = []
+    for family, by_frequency in cells.values.items():
+        for f, table in by_frequency.items():
+            point = Cells._means(table, None)[0]
+            resampled = Cells._means(table, draws[(family, f)])
+            g, _ = _interval(resampled[:, gain], float(point[gain]))
+            p, _ = _interval(resampled[:, phase], float(point[phase]))
+            rows.append([family, f, *(g or [math.nan] * 2), *(p or [math.nan] * 2)])
+    columns = ["family", "frequency_cycles", "gain_low", "gain_high", "phase_err_low_deg", "phase_err_high_deg"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def shared_sweeps(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Both submissions' sweeps restricted to the sweeps both were scored on, in the same order."""
     keys = a[SWEEP_COLUMNS].merge(b[SWEEP_COLUMNS], on=SWEEP_COLUMNS)

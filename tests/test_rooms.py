@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import click
 import pytest
@@ -163,3 +164,12 @@ def test_outputs_that_cannot_be_written_whole_are_usage_errors(tmp_path, monkeyp
     assert result.exit_code == 2 and result.output.endswith(message), result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"] and not any((tmp_path / "sub").iterdir())
     assert not [p for p in tmp_path.parent.iterdir() if p.name.startswith("..")], "no stray temporary folder"
+
+
+def test_the_readmes_load_snippet_needs_only_the_main_install():
+    """`pip install .` must bring `datasets`: the README's "Load it" and the card use it."""
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
+    assert any(d.split(">")[0].split("=")[0].strip() == "datasets" for d in project["dependencies"])
+    assert 'load_dataset("dist", "linear_solve")' in (Path(__file__).resolve().parent.parent / "README.md").read_text()

@@ -1,0 +1,155 @@
+"""Figures good enough for a paper: no text leaves its figure or its table cell, no two texts
+overlap, for 1, 2 and 5 families and 1 to 3 submissions; formats and resolution as asked."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.table import Table
+from matplotlib.text import Text
+
+from mathbode.builder.oracle import baseline_lines
+from mathbode.cli.score import main as score_cli
+from mathbode.core.atomic import write_jsonl
+from mathbode.evaluator.figures import chirp_figure, compliance_figure, midband_table, paper_figures, step_figure
+from mathbode.evaluator.plots import bode_figure
+from mathbode.evaluator.scoring import score
+from mathbode.schema import layout, read_submission
+from mathbode.schema.selection import select_rows
+
+LAY = layout()
+LABELS = ("Qwen2.5-7B-Instruct", "SmolLM2-135M-Instruct (constrained)", "a-much-longer-model-name-v2")
+FAMILY_SETS = {1: LAY.families[:1], 2: LAY.families[:2], 5: LAY.families}
+
+
+@pytest.fixture(scope="module")
+def lines(reference):
+    rows = select_rows(reference.table, "SMOKE") + select_rows(reference.table, "CHIRP_STEP")
+    return list(baseline_lines(rows))
+
+
+def _results(lines, reference, tmp_path, families, count):
+    out = []
+    rng = np.random.default_rng(7)
+    for i in range(count):
+        chosen = []
+        for line in lines:
+            if line["family"] not in families:
+                continue
+            value = float(line["response"].split()[1])
+            if i == 1:
+                value *= 0.9
+            elif i == 2:
+                value *= 1 + 0.05 * rng.standard_normal()
+            response = "no answer" if i == 1 and rng.random() < 0.2 else f"[answer_start] {value:.6f} [answer_end]"
+            chosen.append({**line, "response": response, "model": LABELS[i]})
+        path = tmp_path / f"s{i}.jsonl"
+        write_jsonl(path, chosen)
+        sub = read_submission(path)
+        out.append(score(sub.predictions, reference, LABELS[i], sub.model, resamples=100))
+    return out
+
+
+def _drawn_texts(fig):
+    """(text, window extent) of every text the figure draws outside tables, and each table cell's
+    (text, extent, cell)."""
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    tick_labels, drawn = set(), set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                tick_labels |= {id(tick.label1), id(tick.label2)}
+            if ax.axison and axis.get_visible():
+                for tick in axis._update_ticks():  # the ticks a draw shows
+                    drawn |= {id(tick.label1), id(tick.label2)}
+    cells = [
+        (cell.get_text().get_text(), cell.get_text().get_window_extent(renderer), cell)
+        for table in fig.findobj(Table)
+        for cell in table.get_celld().values()
+    ]
+    in_cells = {id(cell.get_text()) for _, _, cell in cells}
+    texts = [
+        (t.get_text(), t.get_window_extent(renderer))
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and id(t) not in in_cells
+        and (id(t) not in tick_labels or id(t) in drawn)
+    ]  # fmt: skip
+    return texts, cells, renderer
+
+
+def _check(fig, name):
+    texts, cells, renderer = _drawn_texts(fig)
+    width, height = fig.bbox.width, fig.bbox.height
+    for text, box in texts + [(t, b) for t, b, _ in cells]:
+        assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1, (name, text, box)
+    # Texts that touch by a pixel (a tick label beside its axis label) are not an overlap.
+    for (a, box_a), (b, box_b) in itertools.combinations(texts, 2):
+        assert not box_a.padded(-1).overlaps(box_b.padded(-1)), (name, a, b)
+    for text, box, cell in cells:
+        frame = cell.get_window_extent(renderer)
+        assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1, (name, text)
+
+
+FIGURES = {
+    "bode": bode_figure,
+    "fit_quality": paper_figures,
+    "compliance": compliance_figure,
+    "midband_summary": midband_table,
+    "chirp": chirp_figure,
+    "step": lambda results: step_figure(results, LAY.step_switch, LAY.time_steps),
+}
+
+
+@pytest.mark.parametrize(("families", "count"), [(1, 1), (1, 3), (2, 2), (5, 1), (5, 3)])
+def test_no_text_leaves_its_figure_or_overlaps_another(lines, reference, tmp_path, families, count):
+    results = _results(lines, reference, tmp_path, FAMILY_SETS[families], count)
+    for name, make in FIGURES.items():
+        _check(make(results), f"{name}, {families} families, {count} submissions")
+
+
+def test_the_compliance_figure_tells_not_answered_from_zero_and_names_constrained_runs(lines, reference, tmp_path):
+    results = _results(lines, reference, tmp_path, FAMILY_SETS[2], 2)
+    results[1].families.pop(LAY.families[1])  # this submission did not answer the second family
+    results[0].families[LAY.families[0]]["compliance_mean"] = 0.0
+    results[0].extra["conditions"] = {"answer_format": "constrained (gbnf)", "prompting": "zero-shot"}
+    texts = [t for t, _ in _drawn_texts(compliance_figure(results))[0]]
+    assert "not answered" in texts and "0.0 %" in texts
+    assert f"{LABELS[0]} (format constrained (gbnf))" in texts
+
+
+@pytest.mark.parametrize(("fmt", "magic"), [("svg", b"<?xml"), ("pdf", b"%PDF")])
+def test_figures_in_a_vector_format(reference, tmp_path, fmt, magic):
+    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference.table, "SMOKE")))
+    out = tmp_path / "r"
+    result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--figure-format", fmt, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / f"bode.{fmt}").read_bytes()[:5].startswith(magic[:4])
+    assert not list(out.glob("*.png"))
+    assert f"](bode.{fmt})" in (out / "report.md").read_text()
+
+
+def test_dpi_sets_the_png_resolution(reference, tmp_path):
+    write_jsonl(tmp_path / "s.jsonl", baseline_lines(select_rows(reference.table, "SMOKE")))
+    sizes = {}
+    for dpi in (90, 180):
+        out = tmp_path / f"r{dpi}"
+        result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--dpi", str(dpi), "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        png = (out / "bode.png").read_bytes()
+        sizes[dpi] = int.from_bytes(png[16:20], "big")  # the IHDR width
+    assert sizes[180] == 2 * sizes[90]
+
+
+def test_the_bode_gain_axis_is_logarithmic_with_the_intervals_as_bars(lines, reference, tmp_path):
+    results = _results(lines, reference, tmp_path, FAMILY_SETS[2], 2)
+    fig = bode_figure(results)
+    assert all(ax.get_yscale() == "log" for ax in fig.axes[:2])
+    assert "gain_low" in results[0].summary and "phase_err_high_deg" in results[0].summary
+    assert (results[0].summary["gain_low"] <= results[0].summary["gain"]).all()
+    assert (results[0].summary["gain"] <= results[0].summary["gain_high"]).all()
