@@ -106,11 +106,11 @@ def build_release(
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
     out = Path(out)
-    check_replaceable(out, MANIFEST, "a MathBode release")
+    check_replaceable(out, "release")
     if not replace:
         _refuse_dropping_families(out, [f.name for f in families])
     say = progress or (lambda _msg: None)
-    with atomic_folder(out) as tmp, ExitStack() as stack:
+    with atomic_folder(out, "release") as tmp, ExitStack() as stack:
         (tmp / "data").mkdir()
         timings: dict[str, float] = {}
         entries: dict[str, FamilyEntry] = {}

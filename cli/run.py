@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.runner.config import RunConfig
@@ -138,12 +139,22 @@ def main(
         max_retries=max_retries,
         timeout=timeout,
     ).validate()
+    report_folder = report or output.with_name(output.stem + "-report")
+    if then_score:  # refused before the run, not after it: the report folder is replaced whole
+        if output.resolve().is_relative_to(report_folder.resolve()):
+            raise UsageError(
+                f"-o {output} is inside --report {report_folder}, which is replaced whole by the report; "
+                "choose an output outside it."
+            )
+        check_replaceable(report_folder, "report", "--report")
     families = family_names(families_spec)
     ref = resolve_reference(families, reference)
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}
     result = run(rows, config, output, context, overwrite=overwrite, limit=limit, progress=Progress)
     say = lambda text: click.echo(text, err=True)  # noqa: E731
+    if result.duplicates_dropped:
+        say(f"Dropped {result.duplicates_dropped:,} repeated lines from {output} (the same row and answer twice).")
     if result.repaired_bytes:
         say(f"Repaired {output}: cut off a torn last line ({result.repaired_bytes} bytes); that row is asked again.")
     answered = result.answered
@@ -164,9 +175,7 @@ def main(
             f"Re-run the same command to retry them:\n  {resume}"
         )
     if then_score:
-        score_and_report(
-            (output,), reference, report or output.with_name(output.stem + "-report"), resamples=DEFAULT_RESAMPLES
-        )
+        score_and_report((output,), reference, report_folder, resamples=DEFAULT_RESAMPLES)
     remaining = result.rows - result.skipped - answered
     if remaining:
         say(f"{remaining:,} rows remain (--limit); re-run the same command to continue.")

@@ -14,7 +14,7 @@ from mathbode.core.errors import MathBodeError
 from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
 from mathbode.evaluator.compare import describe, groups, neighbour_tests
-from mathbode.evaluator.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, REPORT_MARKER, FigureOptions
+from mathbode.evaluator.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
 from mathbode.evaluator.report import (
     FAMILY_COLUMNS,
     accuracy_text,
@@ -229,7 +229,7 @@ def score_and_report(
     figures: FigureOptions = DEFAULT_FIGURES,
 ) -> list[Scored]:
     """Validate and score the files, write the report folder, print the table (or JSON)."""
-    check_replaceable(out, REPORT_MARKER, "a MathBode report")  # fail before the work, not after
+    check_replaceable(out, "report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
         results = _score_files(predictions, reference, preset, config, parser, resamples)
         tests = neighbour_tests(results, config, resamples) if len(results) > 1 and resamples > 0 else []

@@ -17,22 +17,76 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
+from .digests import file_sha256
 from .errors import UsageError
+from .version import __version__
+
+#: The file in every folder mathbode writes that lists each file it wrote, with its sha256: the
+#: proof that lets a later run replace the folder. We only ever delete what we can prove we wrote.
+OWNERSHIP_FILE = ".mathbode-written.json"
 
 
-def check_replaceable(out: Path, marker: str, what: str, option: str = "--out") -> None:
-    """Refuse a target that is a file, or a non-empty folder not made by us (no `marker` file in it)."""
+def check_replaceable(out: Path, kind: str, option: str = "--out") -> None:
+    """Refuse a target that is a file, or a non-empty folder we cannot prove we wrote: one with no
+    ownership record of this `kind` (report, release), a file the record does not list, or a
+    listed file changed since. A missing or empty folder is always fine."""
     _check_target(out, option, folder=True)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{option} {out}: exists and is not a folder. Choose another {option}.")
-    if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
-        raise UsageError(
-            f"{option} {out}: the folder is not empty and is not {what} (no {marker}); "
-            f"refusing to replace it. Choose another {option} or empty the folder."
-        )
+    if out.is_dir() and any(out.iterdir()):
+        _check_owned(out, kind, option)
     parent = out.resolve().parent
     if not parent.is_dir():
         raise UsageError(f"{option} {out}: the parent folder {parent} does not exist.")
+
+
+def _check_owned(out: Path, kind: str, option: str) -> None:
+    refuse = f"refusing to replace it. Choose another {option}, or empty the folder yourself."
+    try:
+        record = json.loads((out / OWNERSHIP_FILE).read_text("utf-8"))
+        listed, written = record["files"], record["kind"]
+        if not (isinstance(listed, dict) and all(isinstance(v, str) for v in listed.values())):
+            raise TypeError
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(
+            f"{option} {out}: the folder is not empty and mathbode did not write it (no readable {OWNERSHIP_FILE} "
+            f"listing its files); {refuse}"
+        ) from None
+    if written != kind:
+        raise UsageError(f"{option} {out}: holds a MathBode {written}, not a {kind}; {refuse}")
+    ancestors = {str(parent) for rel in listed for parent in Path(rel).parents}
+    foreign, changed = [], []
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if rel == OWNERSHIP_FILE or (path.is_dir() and not path.is_symlink() and rel in ancestors):
+            continue
+        if rel not in listed or path.is_symlink() or not path.is_file():
+            foreign.append(rel)
+        elif file_sha256(path) != listed[rel]:
+            changed.append(rel)
+    if foreign or changed:
+        said = []
+        if foreign:
+            said.append(f"files mathbode did not write ({_some(foreign)})")
+        if changed:
+            said.append(f"files changed since mathbode wrote them ({_some(changed)})")
+        raise UsageError(f"{option} {out}: holds {' and '.join(said)}; {refuse}")
+
+
+def _some(names: list[str], shown: int = 5) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def write_ownership(folder: Path, kind: str) -> None:
+    """List every file in `folder` (what a later run may replace) in its ownership record."""
+    files = {
+        path.relative_to(folder).as_posix(): file_sha256(path)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.is_symlink() and path.name != OWNERSHIP_FILE
+    }
+    record = {"written_by": "mathbode", "version": __version__, "kind": kind, "files": files}
+    (folder / OWNERSHIP_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _check_target(out: Path, option: str, folder: bool) -> None:
@@ -44,6 +98,9 @@ def _check_target(out: Path, option: str, folder: bool) -> None:
         )
     if not folder and out.is_dir():
         raise UsageError(f"{option} {out}: is a folder; give the name of a file to write.")
+    if not folder and out.exists() and not out.is_file():
+        # A device, pipe or socket: replacing it with a regular file would destroy it (as root, /dev/null).
+        raise UsageError(f"{option} {out}: is not a regular file (a device, pipe or socket); give a file to write.")
 
 
 def _temporary(make, out: Path, option: str, folder: bool):
@@ -126,8 +183,11 @@ def _between_renames() -> None:
 
 
 @contextmanager
-def atomic_folder(out: Path, option: str = "--out") -> Iterator[Path]:
+def atomic_folder(out: Path, kind: str, option: str = "--out") -> Iterator[Path]:
     """Yield a temporary folder; on success it replaces `out`, on any failure it is removed.
+
+    Before the swap the folder gets its ownership record (every file in it, with its sha256), so
+    a later run can prove the folder is ours (`check_replaceable`).
 
     The swap is one system call on Linux, so `out` always holds the old or the new folder. Where
     that call is missing, the old folder is moved aside first; a run killed between the two
@@ -138,6 +198,7 @@ def atomic_folder(out: Path, option: str = "--out") -> Iterator[Path]:
     try:
         tmp.chmod(0o755)  # mkdtemp makes it private; outputs are for everyone to read
         yield tmp
+        write_ownership(tmp, kind)
         if out.exists():
             if _exchange(tmp, out):
                 shutil.rmtree(tmp)  # now the old folder

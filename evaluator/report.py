@@ -458,8 +458,8 @@ def write_report(
     other files are written.
     """
     out = Path(out)
-    check_replaceable(out, REPORT_MARKER, "a MathBode report")
-    with atomic_folder(out) as tmp:
+    check_replaceable(out, "report")
+    with atomic_folder(out, "report") as tmp:
         drawing = plotter.plot(results, tmp, figures) if plots and plotter is not None else None
         if len(results) == 1:
             _write_one(results[0], tmp)

@@ -26,7 +26,7 @@ from mathbode.schema.selection import key_fields
 
 from .client import RetriesExhausted, ask, make_client, preflight
 from .config import RunConfig
-from .journal import Journal
+from .journal import Journal, OutputLock
 from .progress import Progress
 
 RECORD_SUFFIX = ".run.json"
@@ -55,6 +55,8 @@ class RunResult:
     interrupted: bool = False
     seconds: float = 0.0
     repaired_bytes: int = 0
+    #: Repeated lines (the same row and answer twice) that opening the output dropped.
+    duplicates_dropped: int = 0
 
     @property
     def answers_per_second(self) -> float:
@@ -148,7 +150,23 @@ def run(
 ) -> RunResult:
     """Answer every row of `rows` not yet in the journal at `output`; `context` goes into the run record."""
     config.validate()
+    with OutputLock(output):
+        return _run_locked(rows, config, output, context, overwrite, limit, progress)
+
+
+def _run_locked(
+    rows: list[dict[str, Any]],
+    config: RunConfig,
+    output: Path,
+    context: dict[str, Any],
+    overwrite: bool,
+    limit: int | None,
+    progress: Callable[[int, int], Progress] | None,
+) -> RunResult:
     resume = check_resumable(output, config, overwrite)
+    # The server first: a refused key or an unreachable server must not cost the existing output
+    # or its run record (an --overwrite run cut a finished file to 0 lines before the key was checked).
+    asyncio.run(_check_server(config))
     journal = Journal.open(output, fresh=not resume)
     pending = [row for row in rows if row_key(row) not in journal.answered]
     todo = pending[:limit] if limit is not None else pending
@@ -157,6 +175,7 @@ def run(
         skipped=len(rows) - len(pending),
         skipped_compliant=journal.compliant,
         repaired_bytes=journal.repaired_bytes,
+        duplicates_dropped=journal.duplicates_dropped,
     )
     started = _now()
     first = _first_start(output) if resume else None
@@ -234,6 +253,14 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+async def _check_server(config: RunConfig) -> None:
+    client = make_client(config)
+    try:
+        await preflight(client, config)
+    finally:
+        await client.close()
+
+
 async def _drive(
     todo: list[dict[str, Any]],
     config: RunConfig,
@@ -245,7 +272,6 @@ async def _drive(
     n_workers = min(config.concurrency, max(1, len(todo)))
     client = make_client(config)
     try:
-        await preflight(client, config)
         limiter = _RateLimiter(config.requests_per_minute)
         conditions = config.conditions()
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()

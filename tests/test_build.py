@@ -85,7 +85,7 @@ def test_manifest_records_versions_counts_and_file_hashes(built):
     for rel, info in m["files"].items():
         assert file_sha256(built / rel) == info["sha256"]
         assert (built / rel).stat().st_size == info["num_bytes"]
-    assert set(os.listdir(built)) == {"MANIFEST.json", "README.md", "data"}
+    assert set(os.listdir(built)) == {"MANIFEST.json", "README.md", "data", ".mathbode-written.json"}
 
 
 def test_partial_build_writes_only_the_named_families(tmp_path):
@@ -160,8 +160,8 @@ def test_cli_refuses_to_replace_a_folder_that_is_not_a_release(tmp_path):
     result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(target)])
     assert result.exit_code == 2
     assert (
-        f"Error: --out {target}: the folder is not empty and is not a MathBode release (no MANIFEST.json)"
-        in result.output
+        f"Error: --out {target}: the folder is not empty and mathbode did not write it (no readable "
+        ".mathbode-written.json listing its files)" in result.output
     )
     assert (target / "notes.txt").read_text() == "keep me"
 

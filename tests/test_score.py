@@ -116,6 +116,7 @@ def test_a_one_family_smoke_file_is_not_an_overall_smoke_score(reference, tmp_pa
 def test_report_files_exist_and_agree(baseline_result, tmp_path):
     out = write_report([baseline_result], tmp_path / "rep")
     assert sorted(p.name for p in out.iterdir()) == [
+        ".mathbode-written.json",
         "bode.png",
         "chirp.csv",
         "chirp.png",
@@ -249,7 +250,7 @@ def test_score_refuses_to_overwrite_a_foreign_folder(tmp_path, reference):
     (tmp_path / "mine" / "keep.txt").write_text("x")
     result = CliRunner().invoke(score_cli, [str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "mine")])
     assert result.exit_code == 2
-    assert "is not a MathBode report (no report.md)" in result.output
+    assert "mathbode did not write it (no readable .mathbode-written.json" in result.output
 
 
 def test_the_background_plot_worker_is_a_fresh_interpreter(baseline_result, tmp_path):

@@ -279,7 +279,7 @@ KILLED_BETWEEN_RENAMES = textwrap.dedent(
     from pathlib import Path
     import mathbode.core.atomic as atomic
     atomic._between_renames = lambda: os.kill(os.getpid(), 9)
-    with atomic.atomic_folder(Path(sys.argv[1])) as tmp:
+    with atomic.atomic_folder(Path(sys.argv[1]), 'release') as tmp:
         (tmp / "MARK").write_text("new")
     """
 )
@@ -304,12 +304,12 @@ def test_the_next_write_recovers_then_cleans_a_killed_writers_temporaries(tmp_pa
     out.mkdir()
     (out / "MARK").write_text("old")
     body = "import os, sys\nfrom pathlib import Path\nimport mathbode.core.atomic as a\n"
-    body += "with a.atomic_folder(Path(sys.argv[1])) as tmp:\n    (tmp / 'half').write_text('x')\n"
+    body += "with a.atomic_folder(Path(sys.argv[1]), 'release') as tmp:\n    (tmp / 'half').write_text('x')\n"
     body += "    os.kill(os.getpid(), 9)\n"
     proc = subprocess.run([sys.executable, "-c", body, str(out)], timeout=60)
     assert proc.returncode == -9
     assert len(list(tmp_path.glob(".release.tmp-*"))) == 1  # the dead writer's half-written folder
-    with atomic_folder(out) as tmp:
+    with atomic_folder(out, "release") as tmp:
         (tmp / "MARK").write_text("new")
     assert (out / "MARK").read_text() == "new"
     assert [p.name for p in tmp_path.iterdir()] == ["release"]
@@ -322,7 +322,7 @@ def test_the_swap_is_one_step_where_the_system_has_it(tmp_path, monkeypatch):
     out.mkdir()
     seen = []
     monkeypatch.setattr(atomic, "_between_renames", lambda: seen.append("window"))
-    with atomic_folder(out) as tmp:
+    with atomic_folder(out, "release") as tmp:
         (tmp / "MARK").write_text("new")
     if sys.platform.startswith("linux"):
         assert seen == []  # renameat2(RENAME_EXCHANGE): no moment without a folder at `out`
