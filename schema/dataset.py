@@ -18,6 +18,7 @@ from mathbode.core.errors import UsageError
 from mathbode.core.hashing import combined_hash, content_hash, file_sha256
 from mathbode.core.version import __version__
 
+from .arrow_guard import arrow_file_problem
 from .compiled import compiled
 from .content import TruthRows, check_content, verdict
 from .keys import RowKey, SweepKey, canonical_family_keys, canonical_sweeps, format_key, row_key, row_keys
@@ -36,7 +37,12 @@ ALL_CONFIG = "all"
 
 def open_table(path: Path) -> pa.Table:
     """A release data file (parquet, or JSON Lines for --format jsonl) as an Arrow table."""
-    return pajson.read_json(path) if path.suffix == ".jsonl" else read_parquet(path)
+    if path.suffix != ".jsonl":
+        return read_parquet(path)
+    problem = arrow_file_problem(path)  # checked first: some lines crash Arrow's reader
+    if problem:
+        raise ValueError(problem)
+    return pajson.read_json(path)
 
 
 def read_table(path: Path, report: Report, where: str) -> pa.Table | None:

@@ -24,6 +24,7 @@ import pyarrow.json as pajson
 from mathbode.core.arrow_columns import all_finite
 from mathbode.core.errors import UsageError
 
+from .arrow_guard import arrow_line_problem
 from .compiled import MISSING, CompiledSchema, compiled
 from .keys import RowKey, canonical_keys, canonical_sweep_set, coverage, format_key, row_key, row_keys
 from .layout import layout
@@ -337,9 +338,7 @@ def _read_arrow_block(block: list[tuple[int, bytes]], state: _FileState) -> bool
     lines = [raw for _, raw in block]
     if any(raw is None or not raw.strip() for raw in lines):
         return False
-    # Arrow's reader recurses into nested values and crashes (SIGSEGV) on deep enough nesting:
-    # a line's depth is at most its count of opening brackets; Python's reader stops near 1,000.
-    if max(line.count(b"[") + line.count(b"{") for line in lines) > MAX_ARROW_BRACKETS:
+    if any(arrow_line_problem(raw) for raw in lines):  # what would crash Arrow's reader, or mislead it
         return False
     data = b"\n".join(lines)  # no None: checked above
     try:
@@ -506,7 +505,6 @@ def _flat(kind: pa.StructType) -> bool:
 #: The fast layers, tried in order on each block; a block none of them proves clean is read line by line.
 FAST_READERS = (_read_arrow_block, _read_clean_block)
 #: Opening brackets a line may hold for Arrow's reader to be given it (it handled 10,000 deep here).
-MAX_ARROW_BRACKETS = 900
 #: Fields a line may leave out or give as null: their presence is counted in the line's bytes.
 _MAYBE_ABSENT = ("frequency_cycles", "phase_deg", "response", "prediction", "model", "meta")
 _SCALAR_TYPES = (pa.types.is_string, pa.types.is_int64, pa.types.is_float64, pa.types.is_null, pa.types.is_boolean)

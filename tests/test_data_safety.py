@@ -221,3 +221,55 @@ def test_only_regular_files_are_replaced(tmp_path, command):
     result = CliRunner().invoke(command, ["--preset", "SMOKE", "-o", str(fifo)])
     assert result.exit_code == 2 and "is not a regular file" in result.output
     assert fifo.is_fifo()
+
+
+#: Every kind of JSON value, and what crashed or misled Arrow's reader, for a block's first line.
+JSON_KINDS = [
+    "null", "true", "false", "0", "-0", "1.5", "1e400", "NaN", "Infinity", '"text"', "[]", "[null]", "{}",
+    '{"a": null}', "[" * 100_000 + "]" * 100_000, "{" * 3 + "}" * 3, "",
+]  # fmt: skip
+
+_FUZZ = r"""
+import json, sys
+from pathlib import Path
+from mathbode.schema import validate_submission, validate_dataset
+from mathbode.schema.submission import read_submission
+from mathbode.evaluator.scoring import score
+from mathbode.builder.oracle import canonical_reference
+lines, release = Path(sys.argv[1]).read_text().splitlines(), Path(sys.argv[3])
+kinds = json.loads(Path(sys.argv[2]).read_text())
+ref = canonical_reference(["linear_solve"])
+data = release / "data" / "linear_solve.jsonl"
+rows = data.read_text().splitlines()
+for at in (0, 8192):
+    for kind in kinds:
+        path = Path(sys.argv[4]) / "s.jsonl"
+        path.write_text("\n".join(lines[:at] + [kind] + lines[at + 1:]) + "\n")
+        report = validate_submission(path)
+        assert not report.valid or kind == "", (at, kind[:20])
+        sub = read_submission(path)
+        score(sub.predictions, ref, "x")
+        data.write_text("\n".join(rows[:at] + [kind] + rows[at + 1:]) + "\n")
+        assert not validate_dataset(release).valid, (at, kind[:20])
+print("survived", len(kinds) * 2)
+"""
+
+
+def test_every_json_value_kind_at_a_block_boundary_gets_a_verdict(reference, tmp_path):
+    """A first line of `null` (or one at line 8,193, a block's start) killed validate and score
+    with SIGSEGV, and the same in a JSONL release's data file."""
+    rows = [r for r in reference.table.to_pylist() if r["family"] == "linear_solve"]
+    lines = [json.dumps({k: r[k] for k in list(r)[:7]} | {"prediction": r["ground_truth"]}) for r in rows]
+    assert len(lines) == 9408
+    (tmp_path / "sub.jsonl").write_text("\n".join(lines) + "\n")
+    build_release(resolve_families("linear_solve"), tmp_path / "rel", fmt="jsonl")
+    (tmp_path / "kinds.json").write_text(json.dumps(JSON_KINDS))
+    done = subprocess.run(
+        [sys.executable, "-c", _FUZZ, str(tmp_path / "sub.jsonl"), str(tmp_path / "kinds.json"), str(tmp_path / "rel")]
+        + [str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.strip() == f"survived {2 * len(JSON_KINDS)}"
