@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,8 @@ from .formats import request_fields, unwrap
 
 #: Backoff: the first wait is up to BASE seconds, doubling per attempt, never above CAP.
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0
+#: The longest wait a server's Retry-After gets; from LONG_WAIT on, the wait is said on stderr.
+MAX_RETRY_AFTER, LONG_WAIT = 300.0, 30.0
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
@@ -81,9 +84,12 @@ def retry_after(err: openai.APIStatusError) -> float | None:
         value = headers.get(name)
         if value is not None:
             try:
-                return max(0.0, float(value) * scale)
+                seconds = float(value) * scale
             except ValueError:
                 continue  # an HTTP date: fall back to our own backoff
+            if seconds != seconds:
+                continue  # NaN
+            return min(max(0.0, seconds), MAX_RETRY_AFTER)  # `inf` or a day would stall the run silently
     return None
 
 
@@ -142,17 +148,51 @@ def request_body(config: RunConfig, prompt: str) -> dict[str, Any]:
     return body
 
 
+class NotACompletion(ValueError):
+    """A 200 answer whose body is not a chat completion (an error object, `{}`, another shape)."""
+
+
 def parse_completion(raw: bytes) -> tuple[str, str | None, int | None, int | None]:
-    """(text, finish reason, prompt tokens, completion tokens) of a chat completion body."""
-    data = json.loads(raw)
-    choices = data.get("choices") or []
-    choice = choices[0] if choices else {}
-    usage = data.get("usage") or {}
+    """(text, finish reason, prompt tokens, completion tokens) of a chat completion body; raises
+    `NotACompletion` for anything else, so it is retried and never written as an answer."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise NotACompletion("the body is not JSON (or nested too deep)") from None
+    if not isinstance(data, dict):
+        raise NotACompletion("the body is not a JSON object")
+    if data.get("error") is not None:
+        error = data["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        raise NotACompletion(f"the server answered with an error: {str(message)[:200]}")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise NotACompletion("the body has no choices")
+    choice = choices[0]
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise NotACompletion("the first choice has no message")
+    content = message.get("content")
+    if content is None:
+        content = ""  # an empty completion is an answer (non-compliant), as the README says
+    if not isinstance(content, str):
+        raise NotACompletion(f"the message content is not text ({type(content).__name__})")
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise NotACompletion("the message content is not valid Unicode (a lone surrogate)") from None
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    finish = choice.get("finish_reason")
+
+    def count(name: str) -> int | None:
+        value = usage.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
     return (
-        (choice.get("message") or {}).get("content") or "",
-        choice.get("finish_reason"),
-        usage.get("prompt_tokens"),
-        usage.get("completion_tokens"),
+        content,
+        finish if isinstance(finish, str) else None,
+        count("prompt_tokens"),
+        count("completion_tokens"),
     )
 
 
@@ -167,7 +207,11 @@ async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Ans
         try:
             # The client's transport, auth and error mapping, without its typed request and response
             # layers: they cost about 2 ms a request, more than everything else the runner does.
-            raw = await client.post("/chat/completions", cast_to=bytes, body=body)
+            # wait_for bounds the whole request: the client's timeout bounds each read, so a server
+            # that drips a byte every half second would never time out.
+            raw = await asyncio.wait_for(
+                client.post("/chat/completions", cast_to=bytes, body=body), timeout=config.timeout
+            )
             text, finish, prompt_tokens, completion_tokens = parse_completion(raw)
         except openai.APIStatusError as err:
             if err.status_code not in RETRY_STATUSES and err.status_code < 500:
@@ -176,12 +220,15 @@ async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Ans
             asked = retry_after(err)
         except (openai.APITimeoutError, openai.APIConnectionError) as err:
             reason = redact(f"{type(err).__name__}: {err}", config.api_key)
-        except (ValueError, AttributeError, TypeError) as err:  # a 200 whose body is not a completion
-            reason = f"the server's answer is not a chat completion ({type(err).__name__})"
+        except (asyncio.TimeoutError, TimeoutError):
+            reason = f"no complete answer within --timeout {config.timeout:g} s"
+        except NotACompletion as err:  # a 200 whose body is not a completion: retried, never an answer
+            reason = redact(f"the server's answer is not a chat completion: {err}", config.api_key)
         else:
             return Answer(
-                text=unwrap(config.constrain_format, text),
-                finish_reason=finish,
+                # A server may echo the key it was sent: never written anywhere.
+                text=redact(unwrap(config.constrain_format, text), config.api_key),
+                finish_reason=redact(finish, config.api_key) if finish else finish,
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,
                 latency_s=time.perf_counter() - start,
@@ -189,14 +236,24 @@ async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Ans
             )
         if attempt > config.max_retries:
             raise RetriesExhausted(reason, attempt)
-        await asyncio.sleep(backoff(attempt, asked))
+        wait = backoff(attempt, asked)
+        if wait >= LONG_WAIT:
+            print(f"the server asked to wait {wait:.0f} s before retrying (Retry-After); waiting.", file=sys.stderr)
+        await asyncio.sleep(wait)
 
 
 async def preflight(client: openai.AsyncOpenAI, config: RunConfig) -> None:
     """Fail at once, with one line, when the server cannot be reached or rejects the key."""
     where = config.base_url or str(client.base_url)
     try:
-        await client.models.list()
+        await asyncio.wait_for(client.models.list(), timeout=config.timeout)
+    except (asyncio.TimeoutError, TimeoutError):
+        raise FatalServerError(
+            f"{where} did not answer the model list within --timeout {config.timeout:g} s. Is it the right "
+            "server, and is it working?"
+        ) from None
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return  # a list we cannot read: some servers answer oddly here; the first completion will tell
     except openai.APIConnectionError:
         raise FatalServerError(
             f"cannot reach {where}. Is the server running, and is --base-url right (it usually ends in /v1)?"

@@ -68,6 +68,14 @@ class RunConfig:
             raise UsageError(f"--constrain-format: one of {', '.join(MECHANISMS)}.")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UsageError("--max-tokens must be at least 1.")
+        key = self.api_key
+        if key is not None and not (key.isascii() and key.isprintable()):
+            # An HTTP header cannot carry it (a line break would even start a new header); the key
+            # itself is never shown.
+            raise UsageError(
+                f"${self.api_key_env} holds a character an HTTP header cannot carry (a line break, a control "
+                "character or a non-ASCII character). Check how the variable was set."
+            )
         return self
 
     @property
