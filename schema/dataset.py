@@ -191,7 +191,12 @@ def _front_matter(text: str) -> dict[str, Any] | None:
     parts = text.split("\n---", 1)
     if len(parts) != 2:
         return None
-    loaded = yaml.load(parts[0][3:], Loader=_YAML_LOADER)
+    header = parts[0][3:]
+    # Aliases first, from the event stream (linear in the text): a card never uses them, and a
+    # few kilobytes of nested aliases expand to billions of nodes once walked.
+    if "*" in header and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(header, Loader=_YAML_LOADER)):
+        raise yaml.YAMLError("it uses YAML aliases (*name); a dataset card's metadata needs none")
+    loaded = yaml.load(header, Loader=_YAML_LOADER)
     return loaded if isinstance(loaded, dict) else None
 
 
@@ -212,13 +217,25 @@ def _check_card(folder: Path, report: Report, manifest: Manifest | None, boundar
     families = set(manifest.families) if manifest else set()
     for config in meta["configs"]:
         name = config.get("config_name", "?") if isinstance(config, dict) else "?"
+        if not isinstance(name, str):
+            report.error("card", CARD, "configs[].config_name", "a name (text)", repr(name)[:80])
+            continue
         if manifest and name not in families and name != ALL_CONFIG:
             report.error(
                 "card", CARD, f"configs[{name}]", "configs of the families in MANIFEST.json (and 'all')", repr(name)
             )
-        for spec in (config.get("data_files") or []) if isinstance(config, dict) else []:
+        specs = config.get("data_files") if isinstance(config, dict) else None
+        if isinstance(specs, (str, dict)):
+            specs = [specs]
+        if not isinstance(specs, list):
+            report.error("card", CARD, f"configs[{name}].data_files", "a list of files", repr(specs)[:80])
+            continue
+        for spec in specs:
             paths = spec.get("path") if isinstance(spec, dict) else spec
-            for rel in [paths] if isinstance(paths, str) else paths or []:
+            if not isinstance(paths, (str, list)):
+                report.error("card", CARD, f"configs[{name}]", "file paths", repr(paths)[:80])
+                continue
+            for rel in [paths] if isinstance(paths, str) else paths:
                 if not isinstance(rel, str):
                     report.error("card", CARD, f"configs[{name}]", "file paths", repr(rel))
                 elif problem := path_problem(folder, rel, boundary):
@@ -241,8 +258,9 @@ def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) 
         return None
     try:
         manifest = json.loads(path.read_text("utf-8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        report.error("manifest", MANIFEST, "", "a JSON document", f"unparseable ({err})")
+    except (ValueError, UnicodeDecodeError, RecursionError) as err:
+        found = "nested too deep" if isinstance(err, RecursionError) else str(err)
+        report.error("manifest", MANIFEST, "", "a JSON document", f"unparseable ({found})")
         return None
     problems = compiled(MANIFEST_SCHEMA).errors(manifest)
     for e in problems:

@@ -63,6 +63,16 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[list[Answer], str 
         report.error("parquet", "file", "", "a readable parquet file", str(err).splitlines()[0][:200])
         return answers, None
     names = table.column_names
+    twice = sorted({c for c in names if names.count(c) > 1})
+    if twice:
+        report.error("schema", "file", ", ".join(twice), "each column once", "a column name twice")
+        return answers, None
+    if ROW_ID not in names:
+        report.error("schema", "file", ROW_ID, "a row_id column (the row's position in the release)", "none")
+        return answers, None
+    if table.num_rows == 0:
+        report.error("empty", "file", "", "one row per answer", "a parquet with no rows")
+        return answers, None
     value_column = next((c for c in (*NUMBER_COLUMNS, *TEXT_COLUMNS) if c in names), None)
     if value_column is None:
         wanted = ", ".join((*NUMBER_COLUMNS, *TEXT_COLUMNS))

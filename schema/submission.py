@@ -87,13 +87,21 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _has_lone_surrogate(value: Any) -> bool:
-    """Strings JSON can carry (escaped) but UTF-8 cannot: they would break every file written from them."""
-    if isinstance(value, str):
-        return not value.isascii() and any("\ud800" <= ch <= "\udfff" for ch in value)
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
+    """Strings JSON can carry (escaped) but UTF-8 cannot: they would break every file written from them.
+
+    Walked with a stack, not by recursion: a line nested several hundred deep is valid JSON here
+    and must get its message, not a RecursionError."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and any("\ud800" <= ch <= "\udfff" for ch in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return False
 
 
@@ -275,6 +283,7 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
     content = False
     block: list[tuple[int, bytes]] = []
     block_bytes = 0
+    max_lines = 2 * len(state.sweeps) * layout().time_steps
     for lines in _line_batches(stream):
         if lineno == 0 and lines[0] is not None:
             lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
@@ -291,6 +300,17 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
                         report.error("csv", f"line {offset}", "", _NOT_CSV, repr(head[:80].decode("utf-8", "replace")))
                         return
                     break
+        if lineno + len(lines) > max_lines:
+            # A submission has one line per row (say, a blank line after each); past twice the
+            # split it is not one (a 1.2 MB gzip of newlines is a billion lines): stop reading.
+            report.error(
+                "too-long",
+                f"line {max_lines + 1:,}",
+                "",
+                f"at most {max_lines:,} lines (the split has {max_lines // 2:,} rows)",
+                "more lines; reading stopped there",
+            )
+            lines = lines[: max_lines - lineno]
         for raw in lines:  # None marks a line over MAX_LINE_BYTES
             lineno += 1
             block.append((lineno, raw))  # type: ignore[arg-type]
@@ -298,6 +318,8 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
             if len(block) == BLOCK_LINES or block_bytes >= BLOCK_BYTES:
                 _read_block(block, state)
                 block, block_bytes = [], 0
+        if lineno >= max_lines:
+            break
     if block:
         _read_block(block, state)
 
