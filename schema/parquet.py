@@ -12,7 +12,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-
 #: No MathBode parquet holds more rows than twice the split (47,040 rows), nor decodes to more
 #: bytes than this: a 1.8 MB zstd file that decoded to 4 x 10^8 rows took validate past 3 GB.
 MAX_ROWS = 2 * 47_040
