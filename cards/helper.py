@@ -10,6 +10,7 @@ own workers). Where forking is not safe (`can_fork`), the card is rendered here.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -20,6 +21,9 @@ from .render import FamilyFacts, card_classes, render_card
 
 
 def _serve(conn: Connection) -> None:
+    # Ctrl-C reaches the whole process group: the build handles it and ends this helper, which
+    # must not print a KeyboardInterrupt traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     card_classes()
     try:
         request = conn.recv()

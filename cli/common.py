@@ -37,5 +37,16 @@ def exit_on_error(func: F) -> F:
         except MathBodeError as err:
             click.echo(f"Error: {redact(str(err))}", err=True)  # last line of defence: no credential printed
             sys.exit(err.exit_code)
+        except OSError as err:
+            # The machine refused (disk full, read-only or missing folder, no permission). Every
+            # write is atomic or an append of whole lines, so what was there before is intact.
+            where = f" ({err.filename})" if err.filename else ""
+            reason = err.strerror or str(err) or type(err).__name__
+            click.echo(
+                f"Error: the system refused{where}: {reason}. Nothing already written was lost; fix that "
+                "(free space, a writable folder) and run the command again.",
+                err=True,
+            )
+            sys.exit(1)
 
     return wrapper  # type: ignore[return-value]

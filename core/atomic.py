@@ -91,6 +91,11 @@ def write_ownership(folder: Path, kind: str) -> None:
 
 def _check_target(out: Path, option: str, folder: bool) -> None:
     """Refuse targets that cannot be swapped in whole: the current folder (or a parent), or a folder for a file."""
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        # Bytes that are not UTF-8 in the name: every file we write names its folder in UTF-8.
+        raise UsageError(f"{option} {str(out)!r}: the name is not valid UTF-8; choose another name.") from None
     if out.name in ("", ".", "..") or Path.cwd().resolve().is_relative_to(out.resolve()):
         what = "a folder" if folder else "a file"
         raise UsageError(

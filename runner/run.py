@@ -150,6 +150,10 @@ def run(
 ) -> RunResult:
     """Answer every row of `rows` not yet in the journal at `output`; `context` goes into the run record."""
     config.validate()
+    if output.is_dir() or output.name in ("", ".", ".."):
+        raise UsageError(f"-o {output}: is a folder; give the name of the predictions file to write.")
+    if not output.resolve().parent.is_dir():
+        raise UsageError(f"-o {output}: the folder {output.resolve().parent} does not exist.")
     with OutputLock(output):
         return _run_locked(rows, config, output, context, overwrite, limit, progress)
 

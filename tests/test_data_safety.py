@@ -273,3 +273,28 @@ def test_every_json_value_kind_at_a_block_boundary_gets_a_verdict(reference, tmp
     )
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert done.stdout.strip() == f"survived {2 * len(JSON_KINDS)}"
+
+
+def test_a_full_disk_during_a_run_is_a_message_and_the_run_resumes(stub, tmp_path, monkeypatch):
+    import errno
+
+    from mathbode.runner.journal import Journal
+
+    output = tmp_path / "p.jsonl"
+    real_append = Journal.append
+    calls = {"n": 0}
+
+    def append(self, record):
+        calls["n"] += 1
+        if calls["n"] > 5:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_append(self, record)
+
+    with monkeypatch.context() as m:
+        m.setattr(Journal, "append", append)
+        result = _run(stub, "-o", output, "--limit", "40", "--concurrency", "1")
+    assert result.exit_code == 1 and "No space left on device" in result.output
+    assert "Traceback" not in result.output and len(output.read_text().splitlines()) == 5
+    resumed = _run(stub, "-o", output, "--limit", "40")
+    assert resumed.exit_code == 0, resumed.output
+    assert len(_keys(output)) == len(set(_keys(output))) == 45

@@ -186,3 +186,81 @@ def test_the_hooks_hostile_inputs_get_no_traceback(tmp_path):
         (tmp_path / name).write_text(text, encoding="utf-8")
         done = _cli("validate", str(tmp_path / name))
         assert "Traceback" not in done.stderr, (name, done.stderr)
+
+
+# -- Environment faults (issue #21, item 11): a message and exit 1, nothing lost ------------------
+
+
+def test_ctrl_c_during_a_build_prints_no_traceback(tmp_path):
+    """The card helper printed its own KeyboardInterrupt traceback."""
+    import os
+    import signal
+
+    for delay in (0.3, 0.7):
+        out = tmp_path / f"d{delay}"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mathbode", "build", "--families", "all", "--out", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, err[-1500:]
+        assert proc.returncode != 0 or out.is_dir()
+
+
+def test_a_full_disk_is_a_message_and_keeps_the_old_file(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from click.testing import CliRunner
+
+    from mathbode.cli.baseline import main as baseline_cli
+    from mathbode.core import atomic
+
+    target = tmp_path / "b.jsonl"
+    target.write_text("my earlier file\n")
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(atomic.os, "replace", full)
+    result = CliRunner().invoke(baseline_cli, ["--preset", "SMOKE", "-o", str(target)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "the system refused: No space left on device. Nothing already written was lost" in result.output
+    assert target.read_text() == "my earlier file\n" and [p.name for p in tmp_path.iterdir()] == ["b.jsonl"]
+
+
+def test_a_name_that_is_not_utf8_is_a_usage_error(tmp_path):
+    import os
+
+    from click.testing import CliRunner
+
+    from mathbode.cli.build import main as build_cli
+
+    name = os.fsdecode(os.fsencode(str(tmp_path)) + b"/\xff")
+    result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", name])
+    assert result.exit_code == 2 and "the name is not valid UTF-8" in result.output
+
+
+def test_run_into_a_missing_folder_is_a_usage_error(tmp_path):
+    from click.testing import CliRunner
+
+    from mathbode.cli.run import main as run_cli
+
+    argv = ["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "-o", str(tmp_path / "no" / "p.jsonl")]
+    result = CliRunner().invoke(run_cli, argv)
+    assert result.exit_code == 2 and f"the folder {tmp_path / 'no'} does not exist" in result.output
+
+
+def test_a_journal_line_nested_100000_deep_is_a_message(tmp_path):
+    from mathbode.runner.journal import Journal, JournalError
+
+    path = tmp_path / "p.jsonl"
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(JournalError, match="line 1: not a prediction line written by mathbode-run"):
+        Journal.open(path, fresh=False)
