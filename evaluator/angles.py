@@ -63,5 +63,5 @@ def angle_spread(degrees: np.ndarray, axis: int = -1) -> np.ndarray:
     """Circular standard deviation in degrees along `axis`, skipping NaN (NaN with no angle)."""
     _, length = _resultant(np.radians(np.asarray(degrees, dtype=float)), axis)
     with np.errstate(divide="ignore", invalid="ignore"):
-        spread = np.degrees(np.sqrt(-2 * np.log(np.minimum(length, 1.0))))
+        spread = np.degrees(np.sqrt(np.maximum(-2 * np.log(np.minimum(length, 1.0)), 0.0)))  # never -0.0
     return np.where(np.isfinite(length), spread, math.nan)

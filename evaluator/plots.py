@@ -138,7 +138,9 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
         ticks = [round(d * 10.0**e, 12) for e in decades for d in digits if lo <= d * 10.0**e <= hi]
         if len(ticks) >= 3:
             break
-    return ticks[:: max(1, math.ceil(len(ticks) / 7))]  # at most about 7 labels
+    stride = max(1, math.ceil(len(ticks) / 7))  # at most about 7 labels, always with the ideal 1
+    anchor = ticks.index(1.0) if 1.0 in ticks else 0
+    return [t for i, t in enumerate(ticks) if (i - anchor) % stride == 0]
 
 
 def _phase_axis(ax: Axes, values: list[float]) -> None:

@@ -206,6 +206,9 @@ def _check_card(folder: Path, report: Report, manifest: Manifest | None, boundar
     if not card.is_file():
         report.error("card", CARD, "", "a dataset card README.md with YAML configs", "no README.md")
         return
+    if problem := path_problem(folder, CARD, boundary):
+        report.error("path", CARD, "", "a file inside the release", problem)
+        return
     try:
         meta = _front_matter(card.read_text("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as err:
@@ -256,6 +259,9 @@ def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) 
     if not path.is_file():
         report.error("manifest", MANIFEST, "", "a MANIFEST.json written by mathbode-build", "no MANIFEST.json")
         return None
+    if problem := path_problem(folder, MANIFEST, boundary):  # the manifest itself is confined too
+        report.error("path", MANIFEST, "", "a file inside the release", problem)
+        return None
     try:
         manifest = json.loads(path.read_text("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as err:
@@ -273,8 +279,15 @@ def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) 
         if problem := path_problem(folder, rel, boundary):
             report.error("path", MANIFEST, rel, "relative paths inside the release", problem)
             unsafe = True
+    for rel, info in typed.files.items():
+        # A release holds its data files, its card and its manifest: nothing else is ever read
+        # or published through it (`notes.txt`, `.git/config`).
+        is_data_file = rel.startswith("data/") and rel.count("/") == 1 and rel.endswith(DATA_SUFFIXES)
+        if not (rel == CARD and not info.is_data) and not (is_data_file and info.is_data):
+            report.error("path", MANIFEST, f"files.{rel}", "data/<name>.parquet or .jsonl files and README.md", rel)
+            unsafe = True
     if unsafe:
-        return None  # never read a file a manifest points outside the release
+        return None  # never read a file a manifest points outside the release, or a file not of one
     _check_manifest_facts(typed, report)
     for rel, info in typed.files.items():
         target = folder / rel
@@ -364,9 +377,14 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
     manifest = _check_manifest(path, report, boundary)
     _check_card(path, report, manifest, boundary)
     listed = list(manifest.data_files) if manifest else []
-    data_files = listed or sorted(
-        str(p.relative_to(path)) for p in (path / "data").glob("*") if p.suffix in DATA_SUFFIXES
-    )
+    found_files = sorted(str(p.relative_to(path)) for p in (path / "data").glob("*") if p.suffix in DATA_SUFFIXES)
+    data_files = list(listed)
+    if not listed:  # no manifest: the data files found, each confined to the release like a listed one
+        for rel in found_files:
+            if problem := path_problem(path, rel, boundary):
+                report.error("path", rel, "", "a file inside the release", problem)
+            else:
+                data_files.append(rel)
     if not data_files:
         report.error("no-data", str(path), "", "data/<family>.parquet files", "none")
         return report

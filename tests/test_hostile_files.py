@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import subprocess
 import sys
@@ -163,9 +164,11 @@ def test_a_parquet_that_decodes_to_millions_of_rows_is_refused_from_its_metadata
     path = _parquet(tmp_path / "big.parquet", {"row_id": ids, "y_hat": pa.array(np.zeros(20_000_000))})
     assert path.stat().st_size < 1_000_000
     done = subprocess.run(
-        [sys.executable, "-c", f"import resource, sys\nfrom mathbode.schema import validate_submission\n"
+        # VmHWM, the process's own peak (ru_maxrss carries a forking parent's peak across exec).
+        [sys.executable, "-c", f"from mathbode.schema import validate_submission\n"
          f"r = validate_submission({str(path)!r})\n"
-         "print(r.errors[0].found, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)"],
+         "hwm = next(l for l in open('/proc/self/status') if l.startswith('VmHWM'))\n"
+         "print(r.errors[0].found, int(hwm.split()[1]) // 1024)"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     found, peak_mb = done.stdout.rsplit(" ", 1)
@@ -264,3 +267,46 @@ def test_a_journal_line_nested_100000_deep_is_a_message(tmp_path):
     path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
     with pytest.raises(JournalError, match="line 1: not a prediction line written by mathbode-run"):
         Journal.open(path, fresh=False)
+
+
+# -- Confinement (issue #21, item 13): the same rules for every command ---------------------------
+
+
+def _push_dry_run(folder: Path) -> subprocess.CompletedProcess:
+    return _cli("push", str(folder), "--repo-id", "org/name", "--dry-run")
+
+
+def test_a_manifest_that_is_a_symlink_leading_outside_is_refused(release, tmp_path):
+    out = _copy(release, tmp_path)
+    outside = tmp_path / "elsewhere.json"
+    (out / "MANIFEST.json").rename(outside)
+    (out / "MANIFEST.json").symlink_to(outside)
+    problems = validate_dataset(out).errors
+    assert any(p.code == "path" and p.where == "MANIFEST.json" and "outside the release" in p.found for p in problems)
+    assert _push_dry_run(out).returncode == 1
+
+
+def test_without_a_manifest_data_files_leading_outside_are_not_read(release, tmp_path):
+    out = _copy(release, tmp_path)
+    (out / "MANIFEST.json").unlink()
+    outside = tmp_path / "secret.parquet"
+    (out / "data" / "linear_solve.parquet").rename(outside)
+    (out / "data" / "linear_solve.parquet").symlink_to(outside)
+    problems = validate_dataset(out).errors
+    assert any(p.code == "path" and p.where == "data/linear_solve.parquet" for p in problems)
+
+
+@pytest.mark.parametrize("listed", ["notes.txt", ".git/config"])
+def test_a_manifest_listing_files_that_are_not_data_is_refused_and_never_pushed(release, tmp_path, listed):
+    from mathbode.core.hashing import file_sha256
+
+    out = _copy(release, tmp_path)
+    (out / listed).parent.mkdir(parents=True, exist_ok=True)
+    (out / listed).write_text("private")
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    manifest["files"][listed] = {"num_bytes": 7, "sha256": file_sha256(out / listed)}
+    (out / "MANIFEST.json").write_text(json.dumps(manifest))
+    problems = validate_dataset(out).errors
+    assert any(p.code == "path" and p.field == f"files.{listed}" for p in problems)
+    done = _push_dry_run(out)
+    assert done.returncode == 1 and listed not in done.stdout
