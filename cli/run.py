@@ -12,7 +12,7 @@ import click
 from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
-from mathbode.runner.config import RunConfig
+from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig
 from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
 from mathbode.runner.run import record_path, run
@@ -38,6 +38,24 @@ def _system_prompt(value: str | None) -> str | None:
         return path.read_text("utf-8")
     except OSError as err:
         raise UsageError(f"--system-prompt {value}: cannot read {path} ({err.strerror}).") from None
+
+
+#: Earlier exchanges a sequential conversation keeps by default: a period at 8 cycles, and about
+#: (8 + 1) x (prompt + answer) tokens, within a 2,048-token context for short answers.
+DEFAULT_HISTORY = 8
+
+
+def _history(protocol: str, value: str | None) -> int | None:
+    """--history: N (1 or more) or 'all' (None), sequential only."""
+    if value is None:
+        return DEFAULT_HISTORY if protocol == SEQUENTIAL else None
+    if protocol != SEQUENTIAL:
+        raise UsageError("--history goes with --protocol sequential.")
+    if value.strip().lower() == "all":
+        return None
+    if not value.strip().isdigit() or int(value) < 1:
+        raise UsageError(f"--history {value}: a number of exchanges (1 or more) or 'all'.")
+    return int(value)
 
 
 @click.command(context_settings=CONTEXT)
@@ -81,6 +99,19 @@ def _system_prompt(value: str | None) -> str | None:
     is_flag=True,
     help="Send the answer-format instruction as the system message instead of at the end of each prompt.",
 )
+@click.option(
+    "--protocol",
+    type=click.Choice(PROTOCOLS),
+    default=STATELESS,
+    show_default=True,
+    help="stateless: every row its own request (the paper's). sequential: each sweep one conversation in time "
+    "order, the model's earlier answers in its context (where a model can lag).",
+)
+@click.option(
+    "--history",
+    default=None,
+    help="Sequential only: the earlier exchanges kept in the conversation, a number or 'all' (default 8).",
+)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Answer at most N of the remaining rows.")
 @click.option("--overwrite", is_flag=True, help="Start again even if the output holds answers of another run.")
 @click.option("--score", "then_score", is_flag=True, help="Score the submission at the end (like mathbode-score).")
@@ -110,6 +141,8 @@ def main(
     constrain_format: str | None,
     one_shot: bool,
     instruction_as_system: bool,
+    protocol: str,
+    history: str | None,
     limit: int | None,
     overwrite: bool,
     then_score: bool,
@@ -133,6 +166,8 @@ def main(
         constrain_format=constrain_format,
         one_shot=one_shot,
         instruction_as_system=instruction_as_system,
+        protocol=protocol,
+        history=_history(protocol, history),
         api_key_env=api_key_env,
         concurrency=concurrency,
         requests_per_minute=requests_per_minute,

@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
+from matplotlib.transforms import Bbox
 
 from .diagnostics import family_curves
 from .files import CHIRP_FIGURE, COMPLIANCE, DEFAULT_FIGURES, FIT_QUALITY, MIDBAND, STEP_FIGURE, FigureOptions
@@ -173,7 +174,7 @@ def midband_table(results: list[Scored]) -> Figure:
         colWidths=[w / sum(widths) for w in widths],
         loc="upper center",
         cellLoc="center",
-        bbox=(0, 0, 1, 1),
+        bbox=Bbox.from_bounds(0, 0, 1, 1),
     )
     table.auto_set_font_size(False)
     table.set_fontsize(7)

@@ -59,7 +59,9 @@ def leaderboard(results: list[Scored]) -> pd.DataFrame:
     """One row per submission: ranked within its group of equal conditions (best MB-Core first,
     MB-Plus breaking ties), with intervals when computed; files with no sinusoid sweep last, unranked."""
     rows = []
-    ordered = [(label, rank + 1, r) for label, members in groups(results) for rank, r in enumerate(members)]
+    ordered: list[tuple[str, int | None, Scored]] = [
+        (label, rank + 1, r) for label, members in groups(results) for rank, r in enumerate(members)
+    ]
     ordered += [(conditions_label(r), None, r) for r in unranked(results)]
     for label, rank, r in ordered:
         row: dict[str, Any] = {"group": label, "rank": rank, "label": r.label, "model": r.model, "preset": r.preset}

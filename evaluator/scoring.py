@@ -27,6 +27,8 @@ from .reference_index import reference_index
 from .uncertainty import frequency_intervals, intervals, wilson_interval
 
 CUSTOM = "custom"
+#: How a file's answers were obtained when its lines' `meta` does not say: the paper's way.
+DEFAULT_CONDITIONS = {"answer_format": "free", "prompting": "zero-shot", "protocol": "stateless"}
 
 
 @dataclass
@@ -261,7 +263,7 @@ def score(
             "transient_answers": transient_answers,
             "preset_rows": _preset_rows(preset_name, sinusoid, transient_keys) if preset else None,
             "coverage": preset_coverage(touched) if touched else None,
-            "conditions": {"answer_format": "free", "prompting": "zero-shot", **(conditions or {})},
+            "conditions": {**DEFAULT_CONDITIONS, **(conditions or {})},
             "non_compliant": non_compliance([(p, v) for p, v in sinusoid if p.key[:-1] in in_scope], parser),
             "accuracy": accuracy,
             **extra,

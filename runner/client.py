@@ -131,11 +131,12 @@ def _server_message(err: openai.APIStatusError, config: RunConfig) -> str:
     return redact(text, config.api_key)[:300]
 
 
-def request_body(config: RunConfig, prompt: str) -> dict[str, Any]:
-    """The chat-completions request body, as the protocol defines it."""
+def request_body(config: RunConfig, prompt: str, history: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """The chat-completions request body, as the protocol defines it (`history`: earlier
+    (prompt, answer) exchanges of the conversation, for the sequential protocol)."""
     body: dict[str, Any] = {
         "model": config.model,
-        "messages": config.messages(prompt),
+        "messages": config.messages(prompt, history or []),
         "temperature": config.temperature,
     }
     if config.max_tokens is not None:
@@ -181,7 +182,8 @@ def parse_completion(raw: bytes) -> tuple[str, str | None, int | None, int | Non
         content.encode("utf-8")
     except UnicodeEncodeError:
         raise NotACompletion("the message content is not valid Unicode (a lone surrogate)") from None
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    raw_usage = data.get("usage")
+    usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     finish = choice.get("finish_reason")
 
     def count(name: str) -> int | None:
@@ -196,9 +198,12 @@ def parse_completion(raw: bytes) -> tuple[str, str | None, int | None, int | Non
     )
 
 
-async def ask(client: openai.AsyncOpenAI, config: RunConfig, prompt: str) -> Answer:
-    """The model's answer to one prompt; raises `RetriesExhausted` or `FatalServerError`."""
-    body = request_body(config, prompt)
+async def ask(
+    client: openai.AsyncOpenAI, config: RunConfig, prompt: str, history: list[tuple[str, str]] | None = None
+) -> Answer:
+    """The model's answer to one prompt (after `history`, the conversation so far); raises
+    `RetriesExhausted` or `FatalServerError`."""
+    body = request_body(config, prompt, history or [])
     attempt = 0
     while True:
         attempt += 1

@@ -11,6 +11,9 @@ from mathbode.schema.layout import layout
 
 from .formats import MECHANISMS, one_shot_messages
 
+STATELESS, SEQUENTIAL = "stateless", "sequential"
+PROTOCOLS = (STATELESS, SEQUENTIAL)
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -34,6 +37,11 @@ class RunConfig:
     #: Send the answer-format instruction as the system message instead of at the end of each
     #: prompt (the request style of the paper authors' own code, without sending it twice).
     instruction_as_system: bool = False
+    #: stateless (the paper's: every row its own request) or sequential (a sweep is one
+    #: conversation in time order, the model's earlier answers in its context).
+    protocol: str = "stateless"
+    #: Sequential only: the earlier exchanges kept in the conversation (None: all of them).
+    history: int | None = None
 
     #: The environment variable holding the API key (its value is never recorded).
     api_key_env: str = "OPENAI_API_KEY"
@@ -53,6 +61,8 @@ class RunConfig:
         "constrain_format",
         "one_shot",
         "instruction_as_system",
+        "protocol",
+        "history",
     )
 
     def validate(self) -> "RunConfig":
@@ -68,6 +78,10 @@ class RunConfig:
             raise UsageError(f"--constrain-format: one of {', '.join(MECHANISMS)}.")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UsageError("--max-tokens must be at least 1.")
+        if self.protocol not in PROTOCOLS:
+            raise UsageError(f"--protocol: one of {', '.join(PROTOCOLS)}.")
+        if self.history is not None and (self.protocol != SEQUENTIAL or self.history < 1):
+            raise UsageError("--history N (1 or more) goes with --protocol sequential.")
         key = self.api_key
         if key is not None and not (key.isascii() and key.isprintable()):
             # An HTTP header cannot carry it (a line break would even start a new header); the key
@@ -90,7 +104,12 @@ class RunConfig:
         """Every parameter, for the run record; the key's variable name, never its value."""
         return asdict(self)
 
-    def messages(self, prompt: str) -> list[dict[str, str]]:
+    def messages(self, prompt: str, history: list[tuple[str, str]] | None = None) -> list[dict[str, str]]:
+        """System message, one-shot example, the kept earlier exchanges (sequential), the prompt.
+
+        Every user turn carries its row's prompt whole, answer instruction included: with a
+        window of K exchanges the first turn leaves the context, and the instruction must not
+        leave with it."""
         system_text = [self.system_prompt] if self.system_prompt else []
         if self.instruction_as_system:
             instruction = layout().answer_instruction()
@@ -98,11 +117,21 @@ class RunConfig:
             system_text.append(instruction)
         system = [{"role": "system", "content": "\n\n".join(system_text)}] if system_text else []
         example = one_shot_messages() if self.one_shot else []
-        return [*system, *example, {"role": "user", "content": prompt}]
+        kept = (history or [])[-self.history :] if self.history else (history or [])
+        turns = []
+        for earlier, answer in kept:
+            if self.instruction_as_system:
+                earlier = earlier.removesuffix(f"\n\n{layout().answer_instruction()}")
+            turns += [{"role": "user", "content": earlier}, {"role": "assistant", "content": answer}]
+        return [*system, *example, *turns, {"role": "user", "content": prompt}]
 
     def conditions(self) -> dict[str, str]:
         """What every line's `meta` says about how it was asked (the scorer marks non-default ones)."""
-        return {
+        out = {
             "answer_format": f"constrained ({self.constrain_format})" if self.constrain_format else "free",
             "prompting": "one-shot" if self.one_shot else "zero-shot",
+            "protocol": self.protocol,
         }
+        if self.protocol == SEQUENTIAL:
+            out["history"] = "all" if self.history is None else str(self.history)
+        return out

@@ -35,6 +35,8 @@ class Journal:
 
     path: Path
     answered: set[RowKey] = field(default_factory=set)
+    #: Each answered row's response as written (the sequential protocol replays them on resume).
+    responses: dict[RowKey, str] = field(default_factory=dict)
     #: Compliant answers among those read back.
     compliant: int = 0
     #: Bytes of a torn last line that opening cut off (0 when the file ended cleanly).
@@ -87,6 +89,8 @@ class Journal:
             seen[key] = (number, answer)
             kept.append(raw)
             self.answered.add(key)
+            if isinstance(record.get("response"), str):
+                self.responses[key] = record["response"]
             self.compliant += compliant
         self.duplicates_dropped = len(data[:end].splitlines()) - len(kept)
         if self.duplicates_dropped:
@@ -97,7 +101,10 @@ class Journal:
         assert self._stream is not None, "open the journal first"
         self._stream.write(json_line(record))
         self._stream.flush()
-        self.answered.add(row_key(record))
+        key = row_key(record)
+        self.answered.add(key)
+        if isinstance(record.get("response"), str):
+            self.responses[key] = record["response"]
 
     def close(self) -> None:
         if self._stream is not None:

@@ -28,6 +28,7 @@ from .client import RetriesExhausted, ask, make_client, preflight
 from .config import RunConfig
 from .journal import Journal, OutputLock
 from .progress import Progress
+from .protocols import Job, jobs
 
 RECORD_SUFFIX = ".run.json"
 
@@ -174,6 +175,7 @@ def _run_locked(
     journal = Journal.open(output, fresh=not resume)
     pending = [row for row in rows if row_key(row) not in journal.answered]
     todo = pending[:limit] if limit is not None else pending
+    work = jobs(todo, rows, journal, config)
     result = RunResult(
         rows=len(rows),
         skipped=len(rows) - len(pending),
@@ -195,7 +197,7 @@ def _run_locked(
 
     status = "stopped"  # by an error, unless the run ends or is interrupted
     try:
-        asyncio.run(_drive(todo, config, journal, result, bar, checkpoint))
+        asyncio.run(_drive(work, config, journal, result, bar, checkpoint))
         status = "finished"
     except KeyboardInterrupt:
         result.interrupted, status = True, "interrupted"
@@ -266,21 +268,21 @@ async def _check_server(config: RunConfig) -> None:
 
 
 async def _drive(
-    todo: list[dict[str, Any]],
+    jobs: list[Job],
     config: RunConfig,
     journal: Journal,
     result: RunResult,
     bar: Progress | None,
     checkpoint: Callable[[], None] = lambda: None,
 ) -> None:
-    n_workers = min(config.concurrency, max(1, len(todo)))
+    n_workers = min(config.concurrency, max(1, len(jobs)))
     client = make_client(config)
     try:
         limiter = _RateLimiter(config.requests_per_minute)
         conditions = config.conditions()
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        for row in todo:
-            queue.put_nowait(row)
+        queue: asyncio.Queue[Job] = asyncio.Queue()
+        for job in jobs:
+            queue.put_nowait(job)
 
         stopping = asyncio.Event()
         last_checkpoint = time.monotonic()
@@ -294,26 +296,32 @@ async def _drive(
         async def worker() -> None:
             while not stopping.is_set():
                 try:
-                    row = queue.get_nowait()
+                    job = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                await limiter.wait()
-                try:
-                    answer = await ask(client, config, row["prompt"])
-                except RetriesExhausted as err:
-                    result.failed[row_key(row)] = f"{err.reason} (after {err.attempts} attempts)"
+                for row in job.rows:
+                    if stopping.is_set():
+                        return
+                    await limiter.wait()
+                    try:
+                        answer = await ask(client, config, row["prompt"], job.history)
+                    except RetriesExhausted as err:
+                        result.failed[row_key(row)] = f"{err.reason} (after {err.attempts} attempts)"
+                        if bar is not None:
+                            bar.update(failed=True, compliant=False)
+                        row_done()
+                        break  # a conversation cannot go on without this step: a resume continues it
+                    compliant = not math.isnan(parse_response(answer.text))
+                    meta = {**answer.meta(), **conditions}
+                    line = {**key_fields(row), "response": answer.text, "model": config.model, "meta": meta}
+                    journal.append(line)
+                    if job.history is not None:
+                        job.history.append((row["prompt"], answer.text))
+                    result.answered += 1
+                    result.compliant += compliant
                     if bar is not None:
-                        bar.update(failed=True, compliant=False)
+                        bar.update(failed=False, compliant=compliant)
                     row_done()
-                    continue
-                compliant = not math.isnan(parse_response(answer.text))
-                meta = {**answer.meta(), **conditions}
-                journal.append({**key_fields(row), "response": answer.text, "model": config.model, "meta": meta})
-                result.answered += 1
-                result.compliant += compliant
-                if bar is not None:
-                    bar.update(failed=False, compliant=compliant)
-                row_done()
 
         workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
         interrupt = _on_interrupt(stopping, workers)

@@ -87,16 +87,16 @@ def test_a_file_without_sinusoids_is_not_ranked_or_tested(files, tmp_path):
 def test_runs_under_different_conditions_are_ranked_apart_and_never_tested(files, tmp_path):
     out = tmp_path / "r"
     text = _score(files / "smoke.jsonl", files / "constrained.jsonl", files / "zero.jsonl", "--no-plots", "--out", out)
-    assert "-- answer format constrained (gbnf), prompting zero-shot (ranked apart) --" in text
-    assert "-- answer format free, prompting zero-shot (ranked apart) --" in text
+    assert "-- answer format constrained (gbnf), prompting zero-shot, protocol stateless (ranked apart) --" in text
+    assert "-- answer format free, prompting zero-shot, protocol stateless (ranked apart) --" in text
     tested = [line for line in text.splitlines() if line.startswith("test:")]
     assert tested and all("constrained" not in line for line in tested)
     assert any("smoke - zero" in line for line in tested)
     board = list(csv.DictReader((out / "leaderboard.csv").open()))
     assert {b["label"]: (b["group"], b["rank"]) for b in board} == {
-        "smoke": ("answer format free, prompting zero-shot", "1"),
-        "zero": ("answer format free, prompting zero-shot", "2"),
-        "constrained": ("answer format constrained (gbnf), prompting zero-shot", "1"),
+        "smoke": ("answer format free, prompting zero-shot, protocol stateless", "1"),
+        "zero": ("answer format free, prompting zero-shot, protocol stateless", "2"),
+        "constrained": ("answer format constrained (gbnf), prompting zero-shot, protocol stateless", "1"),
     }
     comparisons = json.loads((out / "comparisons.json").read_text())
     assert [(c["first"], c["second"]) for c in comparisons] == [("smoke", "zero")]

@@ -74,8 +74,10 @@ def test_a_smoke_run_of_the_truth_is_a_valid_submission_scoring_1(stub, tmp_path
         "completion_tokens",
         "answer_format",
         "prompting",
+        "protocol",
     }
     assert first["meta"]["answer_format"] == "free" and first["meta"]["prompting"] == "zero-shot"
+    assert first["meta"]["protocol"] == "stateless"
     scores = json.loads((tmp_path / "pred-report" / "scores.json").read_text())
     assert scores["preset"] == "SMOKE" and round(scores["overall"]["mb_core"], 4) == 1.0
     assert "SMOKE" in result.output and "1.0000" in result.output
@@ -338,7 +340,11 @@ def test_a_constrained_run_sends_the_grammar_and_is_marked(stub, tmp_path):
     line = lines_of(tmp_path / "pred.jsonl")[0]
     assert line["meta"]["answer_format"] == "constrained (gbnf)" and line["meta"]["prompting"] == "zero-shot"
     scores = json.loads((tmp_path / "pred-report" / "scores.json").read_text())
-    assert scores["conditions"] == {"answer_format": "constrained (gbnf)", "prompting": "zero-shot"}
+    assert scores["conditions"] == {
+        "answer_format": "constrained (gbnf)",
+        "prompting": "zero-shot",
+        "protocol": "stateless",
+    }
     assert "answer format constrained (gbnf) by the server: this measures the model" in result.output
     record = json.loads(record_path(tmp_path / "pred.jsonl").read_text())
     assert record["parameters"]["constrain_format"] == "gbnf"

@@ -1,0 +1,62 @@
+"""How rows become requests: the stateless protocol (the paper's) and the sequential one.
+
+Stateless: every row is its own request; a model that never sees an earlier step is a memoryless
+map from prompt to answer, so it cannot lag. Sequential: a sweep (sinusoid, chirp or step) is one
+conversation in time order: step t is a user turn after the model's own answers to the earlier
+steps (the last `--history` exchanges of them), so anchoring on an earlier answer shows as a real
+low-pass. A sweep's steps are asked one after another; sweeps run side by side.
+
+Resume: a sweep's answered steps are a prefix of it (a failed step stops its sweep); the next
+run replays them, as recorded in the output, as the conversation so far, so against a
+deterministic server a resumed run asks exactly what an uninterrupted one asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mathbode.schema.keys import row_key
+
+from .config import SEQUENTIAL, RunConfig
+from .journal import Journal, JournalError
+
+
+@dataclass
+class Job:
+    """Rows a worker asks in order: one row (stateless), or a sweep's remaining steps."""
+
+    rows: list[dict[str, Any]]
+    #: The conversation so far, as (prompt, answer) exchanges; None for a stateless request.
+    history: list[tuple[str, str]] | None = None
+
+
+def _sweep(row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(row_key(row))[:-1]
+
+
+def jobs(todo: list[dict[str, Any]], rows: list[dict[str, Any]], journal: Journal, config: RunConfig) -> list[Job]:
+    """The work of a run: `todo` (rows not yet answered, canonical order) as jobs; `rows` (every
+    selected row) and the journal give a resumed sweep its recorded conversation."""
+    if config.protocol != SEQUENTIAL:
+        return [Job([row]) for row in todo]
+    steps: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        steps.setdefault(_sweep(row), []).append(row)
+    pending: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in todo:
+        pending.setdefault(_sweep(row), []).append(row)
+    out = []
+    for sweep, remaining in pending.items():
+        ordered = sorted(steps[sweep], key=lambda r: r["time_step"])
+        first = min(r["time_step"] for r in remaining)
+        earlier = [r for r in ordered if r["time_step"] < first]
+        missing = [r["time_step"] for r in earlier if row_key(r) not in journal.responses]
+        if missing:
+            raise JournalError(
+                f"{journal.path}: a sweep has answers after step {missing[0]}, which is not answered, so its "
+                "conversation cannot be replayed. Use --overwrite to start again."
+            )
+        history = [(r["prompt"], journal.responses[row_key(r)]) for r in earlier]
+        out.append(Job(sorted(remaining, key=lambda r: r["time_step"]), history))
+    return out
