@@ -15,6 +15,7 @@ from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig
 from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
+from mathbode.runner.protocols import distinct_prompts
 from mathbode.runner.run import record_path, run
 from mathbode.schema.keys import format_key
 from mathbode.schema.selection import select_rows
@@ -112,6 +113,12 @@ def _history(protocol: str, value: str | None) -> int | None:
     default=None,
     help="Sequential only: the earlier exchanges kept in the conversation, a number or 'all' (default 8).",
 )
+@click.option(
+    "--dedupe",
+    is_flag=True,
+    help="Stateless: ask each distinct prompt once and write its answer to every row that has it (MVP: 85 requests "
+    "for 1,920 rows). Repeats are how nondeterminism shows, so repeatability is then not measured.",
+)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Answer at most N of the remaining rows.")
 @click.option("--overwrite", is_flag=True, help="Start again even if the output holds answers of another run.")
 @click.option("--score", "then_score", is_flag=True, help="Score the submission at the end (like mathbode-score).")
@@ -143,6 +150,7 @@ def main(
     instruction_as_system: bool,
     protocol: str,
     history: str | None,
+    dedupe: bool,
     limit: int | None,
     overwrite: bool,
     then_score: bool,
@@ -168,6 +176,7 @@ def main(
         instruction_as_system=instruction_as_system,
         protocol=protocol,
         history=_history(protocol, history),
+        dedupe=dedupe,
         api_key_env=api_key_env,
         concurrency=concurrency,
         requests_per_minute=requests_per_minute,
@@ -186,6 +195,13 @@ def main(
     ref = resolve_reference(families, reference)
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}
+    distinct = distinct_prompts(rows)
+    if protocol == STATELESS and not dedupe and distinct < len(rows):
+        click.echo(
+            f"{len(rows):,} rows, {distinct:,} distinct prompts: --dedupe would ask {distinct:,} instead of "
+            f"{len(rows):,} ({len(rows) / distinct:.1f}x fewer requests; repeats measure repeatability).",
+            err=True,
+        )
     result = run(rows, config, output, context, overwrite=overwrite, limit=limit, progress=Progress)
     say = lambda text: click.echo(text, err=True)  # noqa: E731
     if result.duplicates_dropped:

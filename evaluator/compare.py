@@ -29,10 +29,15 @@ def ranked(results: list[Scored]) -> list[Scored]:
     return sorted(results, key=key)
 
 
+#: The conditions that change what a score measures (a deduplicated file asks the same questions
+#: as a full one: it is ranked with it, and only its repeatability is not measured).
+GROUPING = ("answer_format", "prompting", "protocol", "history")
+
+
 def conditions_label(r: Scored) -> str:
-    """'answer format free, prompting zero-shot' (each recorded condition, in a fixed order)."""
+    """'answer format free, prompting zero-shot, protocol stateless' (the grouping conditions, in order)."""
     cond = r.extra.get("conditions") or {}
-    return ", ".join(f"{name.replace('_', ' ')} {cond[name]}" for name in sorted(cond))
+    return ", ".join(f"{name.replace('_', ' ')} {cond[name]}" for name in GROUPING if name in cond)
 
 
 def rankable(r: Scored) -> bool:

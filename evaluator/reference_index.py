@@ -34,6 +34,9 @@ class ReferenceIndex:
     sinusoid_sweeps: list[SweepKey]
     #: Chirp and step sweeps, in the same order.
     transient_sweeps: list[SweepKey]
+    #: Per row, the number of its prompt among the reference's distinct prompts (rows with one
+    #: prompt ask one question: repeats of it measure repeatability).
+    prompt_id: np.ndarray
 
     def answer_array(self, keys: list[RowKey], values: list[float]) -> np.ndarray:
         """Answers over the reference's positions, NaN where none (and at `len(keys)`); answers to
@@ -86,4 +89,5 @@ def _build(reference: Reference) -> ReferenceIndex:
         steps=steps,
         sinusoid_sweeps=[s for s in ordered if s.signal_type == SINUSOID],
         transient_sweeps=[s for s in ordered if s.signal_type != SINUSOID],
+        prompt_id=np.asarray(table.column("prompt").combine_chunks().dictionary_encode().indices, dtype=np.int64),
     )

@@ -75,6 +75,8 @@ def leaderboard(results: list[Scored]) -> pd.DataFrame:
         row["exact_rows"] = accuracy.get("rate", math.nan)
         wilson = accuracy.get("wilson_95") or (math.nan, math.nan)
         row["exact_rows_low"], row["exact_rows_high"] = wilson
+        rep = r.extra.get("repeatability") or {}
+        row["repeatability"] = rep["overall"]["identical_share"] if rep.get("measured") else math.nan
         row["num_sweeps"] = len(r.sweeps)
         row["num_families"] = r.overall["num_families"]
         row.update(r.extra.get("conditions") or {})
@@ -176,6 +178,32 @@ def answers_text(r: Scored) -> str:
             "(the chirp and step measurements)"
         )
     return "; ".join(parts) or "no rows scored"
+
+
+def repeatability_text(r: Scored) -> str | None:
+    """'repeatability: 85 prompts answered more than once, 100.0 % of them identically (mean spread 0)'."""
+    rep = r.extra.get("repeatability")
+    if not rep:
+        return None
+    if not rep.get("measured"):
+        return f"repeatability not measured: {rep['note']}"
+    o = rep["overall"]
+    spread = _num(o["spread_mean"], 6)
+    return (
+        f"repeatability: {o['repeated_prompts']:,} prompts answered more than once, "
+        f"{100 * o['identical_share']:.1f} % of them identically (mean spread of their numbers {spread})"
+    )
+
+
+STATELESS_PHASE = (
+    "What these phases can show (stateless protocol): each row was its own request, and a model "
+    "that never sees an earlier step cannot lag. In a sweep that starts at phase 0 (all of SMOKE and "
+    "MVP) the phase error of answers that depend only on their prompt is 0 or 180 degrees and nothing "
+    "between; away from 0 and 180 there it can only come from answers that differ between repeats of a "
+    "prompt. Elsewhere per-prompt errors read as a phase that grows with frequency, from sparse "
+    "sampling, not timing. To measure lag, run the sequential protocol (`mathbode run --protocol "
+    "sequential`)."
+)
 
 
 def conditions_notes(r: Scored) -> list[str]:
@@ -281,6 +309,9 @@ the numbers below. Frequencies are in cycles per 64 steps.
 - **compliance**: share of a sweep's 64 rows with a parsable answer in the required format;
   unanswered rows count as not compliant.
 - **exact rows**: answers equal to the truth truncated to six decimals, with a Wilson 95 % interval.
+- **repeatability** (stateless only): of the prompts the file answers on more than one row, the
+  share answered identically each time, and the mean spread (standard deviation) of their
+  numbers; 1 and 0 for a deterministic server.
 - **Brackets**: 95 % bootstrap intervals over sweeps (resampled within each family and frequency);
   an interval always holds its estimate (README, "Intervals and paired tests").
 - **chirp**: gain and phase error read in 16-step windows of the logarithmic chirp (1 to 16
@@ -406,6 +437,11 @@ def _markdown(
             lines += _family_table(r)
             lines += ["", "Per frequency (mean over sweeps; phases on the circle):", ""]
             lines += _frequency_table(r)
+            if (r.extra.get("conditions") or {}).get("protocol", "stateless") == "stateless":
+                lines += ["", STATELESS_PHASE]
+        said = repeatability_text(r)
+        if said:
+            lines += ["", said[0].upper() + said[1:] + "."]
         else:
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "

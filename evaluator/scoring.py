@@ -24,6 +24,7 @@ from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, 
 from .diagnostics import diagnostics, transient_tables
 from .metrics import SWEEP_METRICS, sweep_metrics
 from .reference_index import reference_index
+from .repeatability import repeatability
 from .uncertainty import frequency_intervals, intervals, wilson_interval
 
 CUSTOM = "custom"
@@ -127,6 +128,27 @@ def _preset_rows(preset: str, sinusoid: list[tuple[Prediction, float]], transien
     answered = sum(1 for p, _ in sinusoid if p.key[:-1] in wanted)
     answered += sum(1 for k in transient if k.sweep in transient_wanted)
     return {"preset": preset, "answered": answered, "rows": (len(wanted) + len(transient_wanted)) * lay.time_steps}
+
+
+def _repeatability(
+    predictions: list[Prediction], values: list[float], index: Any, conditions: dict[str, str]
+) -> dict[str, Any]:
+    """Repeatability of the file's answers (see `repeatability`), or why it was not measured."""
+    if conditions.get("dedupe") == "yes":
+        return {"measured": False, "note": "deduplicated: each distinct prompt was asked once"}
+    if conditions.get("protocol", "stateless") != "stateless":
+        return {"measured": False, "note": "a conversation's turns are not repeats of one question"}
+    n = len(index.keys)
+    answers = []
+    for p, value in zip(predictions, values, strict=True):
+        at = index.position.get(p.key, n)
+        if at < n:
+            identity = p.response if p.has_response else value
+            answers.append((p.key.family, int(index.prompt_id[at]), identity, value))
+    found = repeatability(answers)
+    if found is None:
+        return {"measured": False, "note": "no prompt was answered twice"}
+    return {"measured": True, **found}
 
 
 def non_compliance(lines: list[tuple[Prediction, float]], parser: Parser = STRICT, shown: int = 4) -> dict[str, Any]:
@@ -235,6 +257,7 @@ def score(
         extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
         bars = frequency_intervals(sweeps, resamples)
         summary = summary.merge(bars, on=["family", "frequency_cycles"], how="left", validate="one_to_one")
+    extra["repeatability"] = _repeatability(predictions, values, index, conditions or {})
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]

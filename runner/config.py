@@ -42,6 +42,8 @@ class RunConfig:
     protocol: str = "stateless"
     #: Sequential only: the earlier exchanges kept in the conversation (None: all of them).
     history: int | None = None
+    #: Stateless only: ask each distinct prompt once and write its answer to every row that has it.
+    dedupe: bool = False
 
     #: The environment variable holding the API key (its value is never recorded).
     api_key_env: str = "OPENAI_API_KEY"
@@ -63,6 +65,7 @@ class RunConfig:
         "instruction_as_system",
         "protocol",
         "history",
+        "dedupe",
     )
 
     def validate(self) -> "RunConfig":
@@ -82,6 +85,8 @@ class RunConfig:
             raise UsageError(f"--protocol: one of {', '.join(PROTOCOLS)}.")
         if self.history is not None and (self.protocol != SEQUENTIAL or self.history < 1):
             raise UsageError("--history N (1 or more) goes with --protocol sequential.")
+        if self.dedupe and self.protocol == SEQUENTIAL:
+            raise UsageError("--dedupe goes with the stateless protocol: a conversation's turns are never repeats.")
         key = self.api_key
         if key is not None and not (key.isascii() and key.isprintable()):
             # An HTTP header cannot carry it (a line break would even start a new header); the key
@@ -134,4 +139,6 @@ class RunConfig:
         }
         if self.protocol == SEQUENTIAL:
             out["history"] = "all" if self.history is None else str(self.history)
+        if self.dedupe:
+            out["dedupe"] = "yes"  # repeats of a prompt share one answer: repeatability is not measured
         return out

@@ -13,7 +13,7 @@ deterministic server a resumed run asks exactly what an uninterrupted one asks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mathbode.schema.keys import row_key
@@ -29,6 +29,10 @@ class Job:
     rows: list[dict[str, Any]]
     #: The conversation so far, as (prompt, answer) exchanges; None for a stateless request.
     history: list[tuple[str, str]] | None = None
+    #: --dedupe: the other rows with the same prompt, written with the one answer.
+    shared: list[dict[str, Any]] = field(default_factory=list)
+    #: --dedupe on resume: the answer the output already holds for this prompt (nothing is asked).
+    known: str | None = None
 
 
 def _sweep(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -38,6 +42,8 @@ def _sweep(row: dict[str, Any]) -> tuple[Any, ...]:
 def jobs(todo: list[dict[str, Any]], rows: list[dict[str, Any]], journal: Journal, config: RunConfig) -> list[Job]:
     """The work of a run: `todo` (rows not yet answered, canonical order) as jobs; `rows` (every
     selected row) and the journal give a resumed sweep its recorded conversation."""
+    if config.dedupe:
+        return _deduplicated(todo, rows, journal)
     if config.protocol != SEQUENTIAL:
         return [Job([row]) for row in todo]
     steps: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -60,3 +66,16 @@ def jobs(todo: list[dict[str, Any]], rows: list[dict[str, Any]], journal: Journa
         history = [(r["prompt"], journal.responses[row_key(r)]) for r in earlier]
         out.append(Job(sorted(remaining, key=lambda r: r["time_step"]), history))
     return out
+
+
+def _deduplicated(todo: list[dict[str, Any]], rows: list[dict[str, Any]], journal: Journal) -> list[Job]:
+    """One request per distinct prompt; a prompt the output already answered is not asked again."""
+    answered = {r["prompt"]: journal.responses[row_key(r)] for r in rows if row_key(r) in journal.responses}
+    by_prompt: dict[str, list[dict[str, Any]]] = {}
+    for row in todo:
+        by_prompt.setdefault(row["prompt"], []).append(row)
+    return [Job(group[:1], shared=group[1:], known=answered.get(prompt)) for prompt, group in by_prompt.items()]
+
+
+def distinct_prompts(rows: list[dict[str, Any]]) -> int:
+    return len({row["prompt"] for row in rows})

@@ -58,6 +58,8 @@ class RunResult:
     repaired_bytes: int = 0
     #: Repeated lines (the same row and answer twice) that opening the output dropped.
     duplicates_dropped: int = 0
+    #: Rows asked of the server in this run (with --dedupe, one per distinct prompt).
+    asked: int = 0
 
     @property
     def answers_per_second(self) -> float:
@@ -70,6 +72,7 @@ class RunResult:
             "answered": self.answered,
             "compliant": self.compliant,
             "failed": len(self.failed),
+            "asked": self.asked,
             # The whole output file, this run and the ones it resumed.
             "in_output": self.skipped + self.answered,
             "compliant_in_output": self.skipped_compliant + self.compliant,
@@ -293,16 +296,32 @@ async def _drive(
                 last_checkpoint = time.monotonic()
                 checkpoint()
 
+        def parse_ok(text: str) -> bool:
+            return not math.isnan(parse_response(text))
+
+        def write(row: dict[str, Any], text: str, meta: dict[str, Any], compliant: bool) -> None:
+            journal.append({**key_fields(row), "response": text, "model": config.model, "meta": meta})
+            result.answered += 1
+            result.compliant += compliant
+            if bar is not None:
+                bar.update(failed=False, compliant=compliant)
+            row_done()
+
         async def worker() -> None:
             while not stopping.is_set():
                 try:
                     job = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                if job.known is not None:  # --dedupe on resume: this prompt's answer is in the output
+                    for row in [*job.rows, *job.shared]:
+                        write(row, job.known, {**conditions, "shared": True}, parse_ok(job.known))
+                    continue
                 for row in job.rows:
                     if stopping.is_set():
                         return
                     await limiter.wait()
+                    result.asked += 1
                     try:
                         answer = await ask(client, config, row["prompt"], job.history)
                     except RetriesExhausted as err:
@@ -311,17 +330,13 @@ async def _drive(
                             bar.update(failed=True, compliant=False)
                         row_done()
                         break  # a conversation cannot go on without this step: a resume continues it
-                    compliant = not math.isnan(parse_response(answer.text))
+                    compliant = parse_ok(answer.text)
                     meta = {**answer.meta(), **conditions}
-                    line = {**key_fields(row), "response": answer.text, "model": config.model, "meta": meta}
-                    journal.append(line)
+                    write(row, answer.text, {**meta, "shared": False} if config.dedupe else meta, compliant)
+                    for other in job.shared:  # the same prompt: the same answer, not asked again
+                        write(other, answer.text, {**conditions, "shared": True}, compliant)
                     if job.history is not None:
                         job.history.append((row["prompt"], answer.text))
-                    result.answered += 1
-                    result.compliant += compliant
-                    if bar is not None:
-                        bar.update(failed=False, compliant=compliant)
-                    row_done()
 
         workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
         interrupt = _on_interrupt(stopping, workers)

@@ -34,7 +34,7 @@ from .row_id_predictions import PARQUET_MAGIC, read_row_id_parquet
 SCHEMA = "predictions.schema.json"
 GZIP_MAGIC = b"\x1f\x8b"
 #: `meta` fields that change what a score means; one value per file (see the runner's options).
-CONDITIONS = ("answer_format", "prompting", "protocol", "history")
+CONDITIONS = ("answer_format", "prompting", "protocol", "history", "dedupe")
 
 
 class Prediction(NamedTuple):
