@@ -195,14 +195,21 @@ def main(
     ref = resolve_reference(families, reference)
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}
-    distinct = distinct_prompts(rows)
+    distinct, note = distinct_prompts(rows), ""
     if protocol == STATELESS and not dedupe and distinct < len(rows):
-        click.echo(
+        note = (
             f"{len(rows):,} rows, {distinct:,} distinct prompts: --dedupe would ask {distinct:,} instead of "
-            f"{len(rows):,} ({len(rows) / distinct:.1f}x fewer requests; repeats measure repeatability).",
-            err=True,
+            f"{len(rows):,} ({len(rows) / distinct:.1f}x fewer requests; repeats measure repeatability)."
         )
-    result = run(rows, config, output, context, overwrite=overwrite, limit=limit, progress=Progress)
+    result = run(
+        rows,
+        config,
+        output,
+        context,
+        overwrite=overwrite,
+        limit=limit,
+        progress=lambda total, already: Progress(total, already, note=note),
+    )
     say = lambda text: click.echo(text, err=True)  # noqa: E731
     if result.duplicates_dropped:
         say(f"Dropped {result.duplicates_dropped:,} repeated lines from {output} (the same row and answer twice).")

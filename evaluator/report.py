@@ -439,14 +439,14 @@ def _markdown(
             lines += _frequency_table(r)
             if (r.extra.get("conditions") or {}).get("protocol", "stateless") == "stateless":
                 lines += ["", STATELESS_PHASE]
-        said = repeatability_text(r)
-        if said:
-            lines += ["", said[0].upper() + said[1:] + "."]
         else:
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "
                 "its chirp and step rows are measured below."
             )
+        said = repeatability_text(r)
+        if said:
+            lines += ["", said[0].upper() + said[1:] + "."]
         extra_lines = diagnostics_lines(r)
         if extra_lines:
             lines += ["", 'Chirp and step measurements (`chirp.csv`, `step.csv`; README, "Chirp and step"):', ""]

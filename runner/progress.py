@@ -12,12 +12,17 @@ from tqdm import tqdm
 class Progress:
     """Counts answers, failures and compliant answers; shows rate and ETA."""
 
-    def __init__(self, total: int, already: int = 0, stream: TextIO | None = None, interval: float = 10.0) -> None:
-        """`total` rows to ask in this run; `already`, the rows the output held when it resumed."""
+    def __init__(
+        self, total: int, already: int = 0, stream: TextIO | None = None, interval: float = 10.0, note: str = ""
+    ) -> None:
+        """`total` rows to ask in this run; `already`, the rows the output held when it resumed;
+        `note`, said once as the run starts (after the server answered)."""
         self.total = total
         self.already = already
         self.done = self.failed = self.compliant = 0
         self._stream = stream or sys.stderr
+        if note:
+            print(note, file=self._stream, flush=True)
         self._interval = interval
         self._start = self._last = time.monotonic()
         self._bar = (

@@ -63,3 +63,23 @@ def built(tmp_path_factory) -> Path:
 def tables(built):
     """family name -> its Arrow table, read back from the fresh release."""
     return {name: pq.read_table(built / "data" / f"{name}.parquet") for name in FAMILIES}
+
+
+@pytest.fixture(scope="session")
+def truth_answers(reference):
+    """prompt -> its exact answer in the answer format, for every row (what the stub's `truth` says)."""
+    from mathbode.builder.oracle import baseline_lines
+    from mathbode.schema.selection import select_rows
+
+    rows = select_rows(reference.table, "ALL")
+    return {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
+
+
+@pytest.fixture
+def truth_stub(truth_answers):
+    """The scripted OpenAI-compatible stub on 127.0.0.1, answering from `truth_answers`."""
+    from .fixtures.stub_openai import StubOpenAI
+
+    server = StubOpenAI(truth_answers).start()
+    yield server
+    server.stop()

@@ -8,27 +8,15 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.run import main as run_cli
 from mathbode.evaluator.scoring import score
 from mathbode.schema import read_submission
 from mathbode.schema.keys import row_key
-from mathbode.schema.selection import select_rows
-
-from .fixtures.stub_openai import StubOpenAI
-
-
-@pytest.fixture(scope="module")
-def answers(reference):
-    rows = select_rows(reference.table, "FULL")
-    return {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
 
 
 @pytest.fixture
-def stub(answers):
-    server = StubOpenAI(answers).start()
-    yield server
-    server.stop()
+def stub(truth_stub):
+    return truth_stub
 
 
 def _run(server, out, *args, model="truth"):

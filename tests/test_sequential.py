@@ -15,14 +15,12 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
 from mathbode.evaluator.scoring import score
 from mathbode.runner.run import record_path
 from mathbode.schema import layout, read_submission
 from mathbode.schema.keys import row_key
-from mathbode.schema.selection import select_rows
 
 from .conftest import score_lines
 from .fixtures.stub_openai import StubOpenAI
@@ -37,17 +35,9 @@ def low_pass(f: float, alpha: float = ALPHA) -> complex:
     return alpha / (1 - (1 - alpha) * cmath.exp(-1j * w))
 
 
-@pytest.fixture(scope="module")
-def answers(reference):
-    rows = select_rows(reference.table, "ALL")
-    return {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
-
-
 @pytest.fixture
-def stub(answers):
-    server = StubOpenAI(answers).start()
-    yield server
-    server.stop()
+def stub(truth_stub):
+    return truth_stub
 
 
 def _run(server, out, *args):
@@ -136,10 +126,10 @@ def test_history_takes_a_positive_number_or_all(stub, tmp_path, value):
     assert stateless.exit_code == 2 and "--history goes with --protocol sequential" in stateless.output
 
 
-def test_kill_9_and_resume_give_the_uninterrupted_answers(answers, tmp_path):
+def test_kill_9_and_resume_give_the_uninterrupted_answers(truth_answers, tmp_path):
     """Every row exactly once, each sweep one consistent conversation: the recorded answers are
     replayed as the conversation so far, so a deterministic server answers as if never stopped."""
-    server = StubOpenAI(answers, latency=0.004).start()
+    server = StubOpenAI(truth_answers, latency=0.004).start()
     env = {**os.environ, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
     base = [sys.executable, "-m", "mathbode", "run", "--base-url", server.base_url, "--model", "anchor"]
     base += ["--preset", "SMOKE", "--protocol", "sequential", "--history", "3", "--concurrency", "4"]
