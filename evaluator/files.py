@@ -14,8 +14,8 @@ STEP_FIGURE = "step"
 #: The formats a figure can be written in, and the default resolution of a PNG.
 FIGURE_FORMATS = ("png", "svg", "pdf")
 DEFAULT_DPI = 90
-#: The file that marks a folder as a MathBode report (so --out may replace it).
-REPORT_MARKER = "report.md"
+#: The report itself (what a folder may be replaced by is decided by core.atomic's ownership record).
+REPORT_FILE = "report.md"
 SCORES_FILE = "scores.json"
 SWEEPS_FILE = "sweeps.csv"
 SUMMARY_FILE = "frequency_summary.csv"

@@ -20,7 +20,7 @@ from .files import (
     COMPARISONS_FILE,
     DEFAULT_FIGURES,
     LEADERBOARD_FILE,
-    REPORT_MARKER,
+    REPORT_FILE,
     SCORES_FILE,
     STEP_FILE,
     SUMMARY_FILE,
@@ -508,7 +508,7 @@ def write_report(
             if tests:
                 document = json.dumps(json_safe(tests), indent=2, allow_nan=False) + "\n"
                 (tmp / COMPARISONS_FILE).write_text(document)
-        (tmp / REPORT_MARKER).write_text(_markdown(results, plots, tests or [], figures))
+        (tmp / REPORT_FILE).write_text(_markdown(results, plots, tests or [], figures))
         if drawing is not None:
             drawing()
         elif plots:

@@ -377,10 +377,9 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
     manifest = _check_manifest(path, report, boundary)
     _check_card(path, report, manifest, boundary)
     listed = list(manifest.data_files) if manifest else []
-    found_files = sorted(str(p.relative_to(path)) for p in (path / "data").glob("*") if p.suffix in DATA_SUFFIXES)
     data_files = list(listed)
     if not listed:  # no manifest: the data files found, each confined to the release like a listed one
-        for rel in found_files:
+        for rel in sorted(str(p.relative_to(path)) for p in (path / "data").glob("*") if p.suffix in DATA_SUFFIXES):
             if problem := path_problem(path, rel, boundary):
                 report.error("path", rel, "", "a file inside the release", problem)
             else:
