@@ -111,6 +111,7 @@ def _history(protocol: str, value: str | None) -> int | None:
 @click.option(
     "--history",
     default=None,
+    metavar="N|all",
     help="Sequential only: the earlier exchanges kept in the conversation, a number or 'all' (default 8).",
 )
 @click.option(
