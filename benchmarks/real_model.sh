@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real (tiny) model end to end on this machine: SmolLM2-135M-Instruct behind llama.cpp's
-# OpenAI-compatible server, over the SMOKE preset, twice: free answers, then answers constrained to
-# the answer format by a GBNF grammar. Prints the figures the README quotes; writes everything to
+# OpenAI-compatible server, over the SMOKE preset, three times: free answers, answers constrained to
+# the answer format by a GBNF grammar, and constrained answers under the sequential protocol. Prints the figures the README quotes; writes everything to
 # $OUT (default real-model-run/).
 #
 #   bash benchmarks/real_model.sh            # builds llama-cpp-python the first time (8 to 25 min on 2 cores)
@@ -60,4 +60,8 @@ run() {  # name, extra options...
 }
 run free
 run constrained --constrain-format gbnf
-"$venv/bin/mathbode-score" "$out/free.jsonl" "$out/constrained.jsonl" --out "$out/side-by-side" | tee "$out/side-by-side.log"
+# The same model and format with each sweep asked as one conversation (the last 2 exchanges kept:
+# short contexts keep the 2-core CPU's prompt processing to about an hour).
+run sequential --constrain-format gbnf --protocol sequential --history 2
+"$venv/bin/mathbode-score" "$out/constrained.jsonl" "$out/sequential.jsonl" --out "$out/side-by-side" \
+    | tee "$out/side-by-side.log"

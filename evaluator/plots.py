@@ -19,7 +19,7 @@ from .figures import draw_figures, legend_columns, legend_rows, save
 from .files import BODE, COMPLIANCE, DEFAULT_FIGURES, MIDBAND, STEP_FIGURE, FigureOptions, figure_stems
 from .scoring import Scored
 
-#: Gains below this are drawn at it (a log axis has no 0): answers that barely move.
+#: Gains below this are not drawn (a log axis has no 0) but named in the panel: answers that barely move.
 GAIN_FLOOR = 1e-3
 
 
@@ -43,7 +43,8 @@ def _bars(data, value: str, low: str, high: str) -> np.ndarray | None:
 
 
 def _say(ax: Axes, text: str, y: float = 0.5) -> None:
-    ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="center", fontsize=7, color="dimgray")
+    box = {"facecolor": "white", "edgecolor": "none", "alpha": 0.85}
+    ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="center", fontsize=7, color="dimgray", bbox=box)
 
 
 def bode_figure(results: list[Scored]) -> Figure:
@@ -64,8 +65,8 @@ def bode_figure(results: list[Scored]) -> Figure:
             data = r.summary[r.summary["family"] == family]
             x = _dodge(data["frequency_cycles"].to_numpy(float), i, len(results))
             g = data["gain"].to_numpy(float)
-            shown = np.where(g > 0, np.maximum(g, GAIN_FLOOR), np.nan)
-            if (g <= 0).any():
+            shown = np.where(g >= GAIN_FLOOR, g, np.nan)  # a log axis has no 0: such gains are named instead
+            if (g < GAIN_FLOOR).any():
                 zero_gain.append(r.label)
             bars = _bars(data, "gain", "gain_low", "gain_high")
             if bars is not None:  # a bar may not reach below the floor on a log axis
@@ -89,7 +90,7 @@ def bode_figure(results: list[Scored]) -> Figure:
         elif not phases:
             _say(phase_ax, "no phase: the answers\ndo not move", 0.75)
         if zero_gain and (gains or phases):
-            _say(gain_ax, "gain 0 (off the log axis):\n" + ", ".join(zero_gain), 0.12)
+            _say(gain_ax, f"gain below {GAIN_FLOOR:g} (off the axis):\n" + ", ".join(zero_gain), 0.12)
         for ax in (gain_ax, phase_ax):
             _frequency_axis(ax, frequencies)
             ax.grid(True, alpha=0.3)
