@@ -83,3 +83,14 @@ def truth_stub(truth_answers):
     server = StubOpenAI(truth_answers).start()
     yield server
     server.stop()
+
+
+def by_sweep(rows):
+    """Rows grouped by sweep (their key less the time step), each sweep in time order."""
+    from mathbode.schema import layout
+
+    key = [k for k in layout().key if k != "time_step"]
+    sweeps: dict[tuple, list[dict]] = {}
+    for r in rows:
+        sweeps.setdefault(tuple(r[k] for k in key), []).append(r)
+    return [sorted(s, key=lambda r: r["time_step"]) for s in sweeps.values()]

@@ -18,7 +18,7 @@ from mathbode.evaluator.uncertainty import wilson_interval
 from mathbode.schema import layout
 from mathbode.schema.selection import key_fields, select_rows
 
-from .conftest import score_lines
+from .conftest import by_sweep, score_lines
 
 LAY = layout()
 T = LAY.time_steps
@@ -29,18 +29,11 @@ def full_rows(reference):
     return select_rows(reference.table, "FULL")
 
 
-def _sweeps(rows):
-    out: dict[tuple, list[dict]] = {}
-    for r in rows:
-        out.setdefault(tuple(r[k] for k in LAY.key if k != "time_step"), []).append(r)
-    return [sorted(s, key=lambda r: r["time_step"]) for s in out.values()]
-
-
 def _answers(rows, transform, seed=0):
     """Prediction lines: transform(truth array, rng) -> answers (NaN: no answer) per sweep."""
     rng = np.random.default_rng(seed)
     lines = []
-    for sweep in _sweeps(rows):
+    for sweep in by_sweep(rows):
         truth = np.array([r["ground_truth"] for r in sweep])
         for r, y in zip(sweep, transform(truth, rng), strict=True):
             lines.append({**key_fields(r), "prediction": float(y) if math.isfinite(y) else None})
@@ -125,7 +118,7 @@ def test_the_mid_band_phase_of_an_inverted_answer_reads_180(reference, full_rows
 
 
 def test_a_flat_sweep_has_no_phase_and_is_counted(reference):
-    rows = _sweeps(select_rows(reference.table, "SMOKE"))[0]
+    rows = by_sweep(select_rows(reference.table, "SMOKE"))[0]
     truth = np.array([r["ground_truth"] for r in rows])
     m = sweep_metrics(truth, np.full(T, truth.mean()), 4.0, T)
     assert m["flat"] == 1.0 and math.isnan(m["phase_err_deg"]) and math.isnan(m["phase_model_deg"])
@@ -139,7 +132,7 @@ def test_missing_answers_do_not_inflate_h2_over_h1(reference, full_rows):
     with 4 % missing (the mean leaked into harmonics fitted without a constant)."""
     rng = np.random.default_rng(5)
     whole, gaps = [], []
-    for sweep in _sweeps(full_rows):
+    for sweep in by_sweep(full_rows):
         f = sweep[0]["frequency_cycles"]
         truth = np.array([r["ground_truth"] for r in sweep])
         model = truth.mean() + 0.9 * (truth - truth.mean())

@@ -19,7 +19,7 @@ from mathbode.evaluator.uncertainty import Cells, intervals, mcnemar, wilson_int
 from mathbode.schema import layout, read_submission
 from mathbode.schema.selection import key_fields, select_rows
 
-from .conftest import score_lines
+from .conftest import by_sweep, score_lines
 
 LAY = layout()
 HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
@@ -30,19 +30,10 @@ def full_rows(reference):
     return select_rows(reference.table, "FULL")
 
 
-def _by_sweep(rows):
-    sweeps: dict[tuple, list[dict]] = {}
-    for r in rows:
-        sweeps.setdefault(tuple(r[k] for k in LAY.key if k != "time_step"), []).append(r)
-    for sweep in sweeps.values():
-        sweep.sort(key=lambda r: r["time_step"])
-    return list(sweeps.values())
-
-
 def _answers(rows, transform):
     """Prediction lines: `transform(sweep truths as an array) -> answers` applied per sweep."""
     lines = []
-    for sweep in _by_sweep(rows):
+    for sweep in by_sweep(rows):
         truth = np.array([r["ground_truth"] for r in sweep])
         for r, y in zip(sweep, transform(truth), strict=True):
             lines.append({**key_fields(r), "prediction": None if y is None or not math.isfinite(y) else float(y)})
