@@ -95,8 +95,8 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
         notes += [f"{r.label}: {n}" for n in na_notes(r)]
         if len(results) == 1 or not r.extra.get("num_sweeps"):
             notes.append(f"{r.label}: {answers_text(r)}.")
-        if repeatability_text(r):
-            notes.append(f"{r.label}: {repeatability_text(r)}.")
+        if said_repeat := repeatability_text(r):
+            notes.append(f"{r.label}: {said_repeat}.")
     if wide and grouped:
         notes.append("brackets: 95 % bootstrap intervals over sweeps; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]

@@ -66,27 +66,28 @@ class HarmonicFit:
 
 
 @lru_cache(maxsize=2048)
-def _least_squares(omega: float, t_bytes: bytes, intercept: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(design, pseudo-inverse) for [1,] sin(wt), cos(wt) at the time steps in `t_bytes`.
+def _least_squares(omega: float, t_bytes: bytes, ks: tuple[int, ...] = (1,)) -> tuple[np.ndarray, np.ndarray]:
+    """(design, pseudo-inverse) of [1, sin(k wt), cos(k wt) for k in ks] at the steps in `t_bytes`.
 
     Sweeps share their time steps (all 64, or the same few gaps), so the pseudo-inverse is
-    computed once per (frequency, steps) and each fit is a matrix-vector product. The cutoff is
-    lstsq's (max(M, N) * eps), so rank-deficient designs get the same minimum-norm solution.
+    computed once per (frequency, steps, harmonics) and each fit is a matrix-vector product. The
+    cutoff is lstsq's (max(M, N) * eps), so rank-deficient designs get the same minimum-norm solution.
     """
     t = np.frombuffer(t_bytes, dtype=float)
-    columns = [np.sin(omega * t), np.cos(omega * t)]
-    design = np.column_stack(([np.ones_like(t)] if intercept else []) + columns)
-    pinv = np.linalg.pinv(design, rcond=max(design.shape) * np.finfo(float).eps)
-    return design, pinv
+    columns = [np.ones_like(t)]
+    for k in ks:
+        columns += [np.sin(k * omega * t), np.cos(k * omega * t)]
+    design = np.column_stack(columns)
+    return design, np.linalg.pinv(design, rcond=max(design.shape) * np.finfo(float).eps)
 
 
-def _solve(omega: float, t: np.ndarray, y: np.ndarray, intercept: bool) -> tuple[np.ndarray, np.ndarray]:
-    design, pinv = _least_squares(float(omega), np.ascontiguousarray(t, dtype=float).tobytes(), intercept)
+def _solve(omega: float, t: np.ndarray, y: np.ndarray, ks: tuple[int, ...] = (1,)) -> tuple[np.ndarray, np.ndarray]:
+    design, pinv = _least_squares(float(omega), np.ascontiguousarray(t, dtype=float).tobytes(), ks)
     return design, pinv @ y
 
 
 def fit_first_harmonic(t: np.ndarray, y: np.ndarray, omega: float) -> HarmonicFit:
-    design, coef = _solve(omega, t, y, intercept=True)
+    design, coef = _solve(omega, t, y)
     residual = y - design @ coef
     ss_res = float(residual @ residual)
     centred = y - y.mean()
@@ -125,21 +126,9 @@ def harmonic_amplitudes(
     paper's code), the answers' mean leaks into every harmonic and a pure gain reads as distortion.
     """
     ks = measurable_harmonics(frequency_cycles, time_steps)
-    _, pinv = _harmonics_pinv(float(omega), np.ascontiguousarray(t, dtype=float).tobytes(), ks)
-    coef = pinv @ y
+    _, coef = _solve(omega, t, y, ks)
     amplitude = {k: math.hypot(coef[1 + 2 * i], coef[2 + 2 * i]) for i, k in enumerate(ks)}
     return [amplitude.get(k, math.nan) for k in HARMONICS]
-
-
-@lru_cache(maxsize=2048)
-def _harmonics_pinv(omega: float, t_bytes: bytes, ks: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """(design, pseudo-inverse) of [1, sin(k wt), cos(k wt) for k in ks] at the steps in `t_bytes`."""
-    t = np.frombuffer(t_bytes, dtype=float)
-    columns = [np.ones_like(t)]
-    for k in ks:
-        columns += [np.sin(k * omega * t), np.cos(k * omega * t)]
-    design = np.column_stack(columns)
-    return design, np.linalg.pinv(design, rcond=max(design.shape) * np.finfo(float).eps)
 
 
 def wrap_pi(x: float) -> float:

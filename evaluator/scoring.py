@@ -25,7 +25,7 @@ from .diagnostics import diagnostics, transient_tables
 from .metrics import SWEEP_METRICS, sweep_metrics
 from .reference_index import reference_index
 from .repeatability import repeatability
-from .uncertainty import frequency_intervals, intervals, wilson_interval
+from .uncertainty import bootstrap, wilson_interval
 
 CUSTOM = "custom"
 #: How a file's answers were obtained when its lines' `meta` does not say: the paper's way.
@@ -254,8 +254,7 @@ def score(
     }
     extra: dict[str, Any] = {}
     if resamples > 0 and n_sweeps:
-        extra["intervals"] = intervals(sweeps, config, resamples, tuple(lay.families))
-        bars = frequency_intervals(sweeps, resamples)
+        extra["intervals"], bars = bootstrap(sweeps, config, resamples, tuple(lay.families))
         summary = summary.merge(bars, on=["family", "frequency_cycles"], how="left", validate="one_to_one")
     extra["repeatability"] = _repeatability(predictions, values, index, conditions or {})
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)

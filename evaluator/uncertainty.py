@@ -126,13 +126,15 @@ class Cells:
         return _expanded(point, _cell_means(table[draws]), len(table))
 
     def replicate(self, draws: dict[tuple[str, float], np.ndarray] | None, config: ScoreConfig) -> dict[str, Any]:
-        """Headline scores per family and overall, for each replicate (`draws` None: the sweeps as they are)."""
-        families = {}
+        """Headline scores per family and overall, for each replicate (`draws` None: the sweeps as
+        they are), and the cell means they were made from (`cells`: family -> frequency -> means)."""
+        families, cell_means = {}, {}
         for family, cells in self.values.items():
             means = {f: self._means(table, None if draws is None else draws[(family, f)]) for f, table in cells.items()}
             families[family] = family_headline(means, config)
+            cell_means[family] = means
         overall = {name: np.mean([s[name] for s in families.values()], axis=0) for name in HEADLINE}
-        return {"families": families, "overall": overall}
+        return {"families": families, "overall": overall, "cells": cell_means}
 
 
 def _cell_means(x: np.ndarray) -> np.ndarray:
@@ -170,15 +172,20 @@ def _interval(samples: np.ndarray, estimate: float) -> tuple[list[float] | None,
     return [min(low, estimate), max(high, estimate)], True
 
 
-def intervals(
+def bootstrap(
     sweeps: pd.DataFrame, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """95 % bootstrap intervals of the headline scores, per family and overall.
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """(headline intervals, per-cell intervals) from one set of resampled sweeps.
 
-    Every interval holds its estimate. The replicates compute the estimate's own statistic, but a
-    statistic that folds or clips (|mean phase| near 0, a score at 0 or 1) has replicates that lie
-    on one side of it, and their central 95 % can then miss it; such an interval is widened to
-    the estimate, and `widened` names it, so a reader sees an interval and its estimate that agree.
+    Headline: 95 % intervals of the headline scores, per family and overall. Every interval holds
+    its estimate. The replicates compute the estimate's own statistic, but a statistic that folds
+    or clips (|mean phase| near 0, a score at 0 or 1) has replicates that lie on one side of it,
+    and their central 95 % can then miss it; such an interval is widened to the estimate, and
+    `widened` names it, so a reader sees an interval and its estimate that agree.
+
+    Per cell (the Bode plot's error bars): each (family, frequency) cell's mean gain and mean phase
+    error, columns family, frequency_cycles, gain_low, gain_high, phase_err_low_deg,
+    phase_err_high_deg, from the same replicates' cell means.
     """
     cells = Cells.of(sweeps)
     reps = cells.replicate(cells.draws(resamples), config)
@@ -186,21 +193,24 @@ def intervals(
     complete = all(f in cells.values for f in families)
     widened: list[str] = []
 
-    def bounds(where: str, samples: np.ndarray, estimate: np.ndarray) -> list[float] | None:
-        interval, was_widened = _interval(samples, float(estimate[0]))
+    def bounds(where: str, samples: np.ndarray, estimate: float) -> list[float] | None:
+        interval, was_widened = _interval(samples, estimate)
         if was_widened:
             widened.append(where)
         return interval
 
     overall = {
-        name: bounds(f"overall.{name}", reps["overall"][name], point["overall"][name]) if complete else None
+        name: bounds(f"overall.{name}", reps["overall"][name], float(point["overall"][name][0])) if complete else None
         for name in HEADLINE
     }
     per_family = {
-        family: {name: bounds(f"{family}.{name}", scores[name], point["families"][family][name]) for name in HEADLINE}
+        family: {
+            name: bounds(f"{family}.{name}", scores[name], float(point["families"][family][name][0]))
+            for name in HEADLINE
+        }
         for family, scores in reps["families"].items()
     }
-    return {
+    headline = {
         "method": "percentile bootstrap over sweeps within (family, frequency) cells",
         "level": LEVEL,
         "resamples": resamples,
@@ -209,25 +219,23 @@ def intervals(
         "families": per_family,
         "widened": widened,
     }
-
-
-def frequency_intervals(sweeps: pd.DataFrame, resamples: int = DEFAULT_RESAMPLES) -> pd.DataFrame:
-    """95 % bootstrap intervals of each (family, frequency) cell's mean gain and mean phase error
-    (the Bode plot's error bars): columns family, frequency_cycles, gain_low, gain_high,
-    phase_err_low_deg, phase_err_high_deg; each interval holds its estimate."""
-    cells = Cells.of(sweeps)
-    draws = cells.draws(resamples)
     gain, phase = INPUTS.index("gain"), INPUTS.index("phase_err_deg")
     rows = []
-    for family, by_frequency in cells.values.items():
-        for f, table in by_frequency.items():
-            point = Cells._means(table, None)[0]
-            resampled = Cells._means(table, draws[(family, f)])
-            g, _ = _interval(resampled[:, gain], float(point[gain]))
-            p, _ = _interval(resampled[:, phase], float(point[phase]))
+    for family, by_frequency in reps["cells"].items():
+        for f, resampled in by_frequency.items():
+            estimate = point["cells"][family][f][0]
+            g, _ = _interval(resampled[:, gain], float(estimate[gain]))
+            p, _ = _interval(resampled[:, phase], float(estimate[phase]))
             rows.append([family, f, *(g or [math.nan] * 2), *(p or [math.nan] * 2)])
     columns = ["family", "frequency_cycles", "gain_low", "gain_high", "phase_err_low_deg", "phase_err_high_deg"]
-    return pd.DataFrame(rows, columns=columns)
+    return headline, pd.DataFrame(rows, columns=columns)
+
+
+def intervals(
+    sweeps: pd.DataFrame, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """95 % bootstrap intervals of the headline scores, per family and overall (see `bootstrap`)."""
+    return bootstrap(sweeps, config, resamples, families)[0]
 
 
 def shared_sweeps(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -99,9 +99,8 @@ class _RateLimiter:
 
 
 def check_resumable(output: Path, config: RunConfig, overwrite: bool) -> bool:
-    """True to continue the journal at `output`, False to start it; refuses a journal of another run."""
-    if output.is_dir() or output.name in ("", ".", ".."):
-        raise UsageError(f"-o {output}: is a folder; give the name of the predictions file to write.")
+    """True to continue the journal at `output` (a file name, checked by `run`), False to start it;
+    refuses a journal of another run."""
     if overwrite or not output.exists() or output.stat().st_size == 0:
         return False
     record = record_path(output)
