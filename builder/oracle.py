@@ -18,7 +18,6 @@ from mathbode.core.errors import ReferenceMismatchError
 from mathbode.core.hashing import content_hash
 from mathbode.schema.layout import layout
 from mathbode.schema.reference import BUILDER_SOURCE, Reference
-from mathbode.schema.reference_cache import write_cached
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 from mathbode.schema.selection import key_fields
 
@@ -43,7 +42,6 @@ def canonical_reference(families: list[str]) -> Reference:
                 f"the builder's rows for {name!r} do not match the release's content hash; "
                 "this installation is not the canonical builder. Score with --reference DIR instead."
             )
-        write_cached(name, table)
         tables.append(table)
     return Reference(
         pa.concat_tables(tables), BUILDER_SOURCE, {name: RELEASE_CONTENT_HASHES[name] for name in families}

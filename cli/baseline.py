@@ -6,11 +6,11 @@ import click
 
 from mathbode.builder.oracle import baseline_lines
 from mathbode.core.atomic import write_jsonl
+from mathbode.hub.reference import resolve_reference
 from mathbode.schema.selection import select_rows
 
 from .common import CONTEXT, exit_on_error, version_option
 from .options import families_option, family_names, preset_option, reference_option
-from .reference import resolve_reference
 
 
 @click.command(context_settings=CONTEXT)

@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "run": "run",
     "baseline": "baseline",
     "score": "score",
+    "convert": "convert",
     "push": "push",
 }
 

@@ -7,6 +7,7 @@ from typing import Any, Callable
 import click
 
 from mathbode.core.errors import MathBodeError
+from mathbode.schema.layout import layout
 from mathbode.schema.selection import PRESET_CHOICES
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -47,9 +48,7 @@ def families_option() -> Decorator:
 
 
 def family_names(spec: str) -> list[str]:
-    from mathbode.builder.families import resolve_families  # the builder (sympy) loads only when asked
-
     try:
-        return [f.name for f in resolve_families(spec)]
+        return layout().family_names(spec)
     except MathBodeError as err:
         raise click.BadParameter(str(err), param_hint="--families") from None

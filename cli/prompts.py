@@ -5,11 +5,11 @@ from __future__ import annotations
 import click
 
 from mathbode.core.atomic import write_jsonl
+from mathbode.hub.reference import resolve_reference
 from mathbode.schema.selection import iter_requests, select_rows
 
 from .common import CONTEXT, exit_on_error, version_option
 from .options import families_option, family_names, preset_option, reference_option
-from .reference import resolve_reference
 
 
 @click.command(context_settings=CONTEXT)

@@ -12,6 +12,7 @@ import click
 from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
+from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig
 from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
@@ -22,7 +23,6 @@ from mathbode.schema.selection import select_rows
 
 from .common import CONTEXT, exit_on_error, version_option
 from .options import families_option, family_names, preset_option, reference_option
-from .reference import resolve_reference
 from .score import score_and_report
 
 

@@ -31,13 +31,13 @@ from mathbode.evaluator.report import (
 )
 from mathbode.evaluator.scoring import Scored, score
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
+from mathbode.hub.reference import resolve_reference
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
 from mathbode.schema.submission import read_submission
 
 from .common import CONTEXT, exit_on_error, version_option
 from .options import preset_option, reference_option
-from .reference import resolve_reference
 
 
 class InvalidSubmission(MathBodeError):

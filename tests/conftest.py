@@ -14,23 +14,8 @@ REPO = Path(__file__).resolve().parent.parent
 COMMITTED_DIST = REPO / "dist"
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _private_reference_cache(tmp_path_factory):
-    """The builder's row cache in a folder of the test session's own, never the user's."""
-    import os
-
-    folder = tmp_path_factory.mktemp("mathbode-cache")
-    old = os.environ.get("MATHBODE_CACHE")
-    os.environ["MATHBODE_CACHE"] = str(folder)
-    yield folder
-    if old is None:
-        os.environ.pop("MATHBODE_CACHE", None)
-    else:
-        os.environ["MATHBODE_CACHE"] = old
-
-
 @pytest.fixture(scope="session")
-def reference(_private_reference_cache):
+def reference():
     """The builder's canonical rows of every family (built once per session)."""
     from mathbode.builder.oracle import canonical_reference
     from mathbode.schema import layout

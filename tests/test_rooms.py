@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from mathbode.builder import families as registry
 from mathbode.builder.families import FAMILIES, FamilyRegistryError
 from mathbode.builder.oracle import baseline_lines
-from mathbode.cli.main import mathbode
+from mathbode.cli.main import SUBCOMMANDS, mathbode
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.version import __version__
 from mathbode.schema import layout
@@ -58,16 +58,16 @@ def test_one_command_group_with_every_job():
     runner = CliRunner()
     result = runner.invoke(mathbode, ["--help"])
     assert result.exit_code == 0
-    for sub in ("build", "validate", "prompts", "baseline", "score", "push", "run"):
+    for sub in SUBCOMMANDS:
         assert f"  {sub} " in result.output, sub
     manifest = json.loads(open("dist/MANIFEST.json").read())
     expected = f"mathbode {__version__} (canonical release content {manifest['content_hash']})\n"
     assert runner.invoke(mathbode, ["--version"]).output == expected
-    for sub in ("build", "validate", "prompts", "baseline", "score", "push", "run"):
+    for sub in SUBCOMMANDS:
         assert runner.invoke(mathbode, [sub, "--version"]).output == expected, sub
 
 
-@pytest.mark.parametrize("sub", ["build", "validate", "prompts", "baseline", "score", "push", "run"])
+@pytest.mark.parametrize("sub", list(SUBCOMMANDS))
 def test_the_readme_synopsis_names_every_option_and_presets_as_help_shows_them(sub):
     readme = (REPO / "README.md").read_text()
     command = mathbode.get_command(click.Context(mathbode), sub)

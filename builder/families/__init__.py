@@ -70,13 +70,7 @@ def get_family(name: str) -> Family:
 
 def resolve_families(spec: str) -> list[Family]:
     """`all` or a comma-separated list of names -> families, in canonical order, each once."""
-    if spec.strip() == "all":
-        return list(FAMILIES.values())
-    names = [n.strip() for n in spec.split(",") if n.strip()]
-    if not names:
-        raise UnknownNameError(unknown_name_message("family", spec, FAMILIES))
-    chosen = {get_family(n).name for n in names}
-    return [f for name, f in FAMILIES.items() if name in chosen]
+    return [get_family(name) for name in layout().family_names(spec)]
 
 
 __all__ = [

@@ -1,0 +1,104 @@
+"""MathBode in lm-evaluation-harness: the functions its task files call (see `lm_eval_tasks/`).
+
+Nothing here imports lm-eval: the task files name these functions, and lm-eval calls them. The
+dataset is the preset's rows (from the packaged canonical rows, a release folder or the Hub:
+`--metadata '{"reference": "hub:ORG/NAME"}'`); `process_results` keeps each answer with its row's
+key, and each Bode metric's aggregation scores all of them at once through MathBode's scorer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from typing import Any
+
+import datasets
+
+from mathbode.hub.reference import resolve_reference
+from mathbode.runner.config import STATELESS
+
+from .records import conditions, headline, key_of, score_answers, task_rows
+
+#: The column that tells an answer which reference its row came from (the aggregations see only answers).
+REFERENCE_COLUMN = "mathbode_reference"
+#: The Bode numbers each task reports, beside `exact` (share of exact answers).
+BODE_METRICS = (
+    "mb_core",
+    "mb_plus",
+    "mb_core_calibrated",
+    "mb_plus_calibrated",
+    "gain_4",
+    "phase_deg_4",
+    "gain_8",
+    "phase_deg_8",
+)
+
+
+def load_rows(
+    preset: str = "SMOKE", families: str = "all", reference: str | None = None, **_: Any
+) -> datasets.DatasetDict:
+    """The preset's rows as lm-eval's `test` split (`custom_dataset`); other metadata is ignored."""
+    found = task_rows(preset, families, reference)
+    rows = [{**row, REFERENCE_COLUMN: reference or ""} for row in found.rows]
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """`exact` (1 when the answer is the truth truncated to six decimals) and, for each Bode
+    metric, the answer with its row's key (scored together by the aggregation)."""
+    from mathbode.schema.parsing import STRICT, truncate
+
+    response = results[0] if results and isinstance(results[0], str) else None
+    value = STRICT.parse(response) if response is not None else math.nan
+    exact = float(not math.isnan(value) and value == truncate(float(doc["ground_truth"])))
+    item = (json.dumps(key_of(doc)), response, doc.get(REFERENCE_COLUMN) or "")
+    return {"exact": exact, **{name: item for name in BODE_METRICS}}
+
+
+@lru_cache(maxsize=4)
+def _scores(items: tuple[tuple[str, str | None, str], ...]) -> dict[str, float]:
+    """The Bode numbers of a task's answers (cached: every Bode metric aggregates the same answers)."""
+    answers = [(json.loads(key), response) for key, response, _ in items]
+    reference = items[0][2] or None if items else None
+    families = list(dict.fromkeys(fields["family"] for fields, _ in answers))
+    scored = score_answers(
+        answers, resolve_reference(families, reference), families, "lm-eval", conditions(STATELESS, None, False)
+    )
+    return headline(scored)
+
+
+def _aggregate(name: str, items: list[tuple[str, str | None, str]]) -> float:
+    return _scores(tuple(items)).get(name, math.nan)
+
+
+def mb_core(items: list[Any]) -> float:
+    return _aggregate("mb_core", items)
+
+
+def mb_plus(items: list[Any]) -> float:
+    return _aggregate("mb_plus", items)
+
+
+def mb_core_calibrated(items: list[Any]) -> float:
+    return _aggregate("mb_core_calibrated", items)
+
+
+def mb_plus_calibrated(items: list[Any]) -> float:
+    return _aggregate("mb_plus_calibrated", items)
+
+
+def gain_4(items: list[Any]) -> float:
+    return _aggregate("gain_4", items)
+
+
+def phase_deg_4(items: list[Any]) -> float:
+    return _aggregate("phase_deg_4", items)
+
+
+def gain_8(items: list[Any]) -> float:
+    return _aggregate("gain_8", items)
+
+
+def phase_deg_8(items: list[Any]) -> float:
+    return _aggregate("phase_deg_8", items)

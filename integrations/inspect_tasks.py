@@ -1,0 +1,273 @@
+"""MathBode as inspect-ai tasks: `inspect eval mathbode/smoke --model PROVIDER/MODEL`.
+
+One task per preset (`smoke`, `mvp`, `mvp_plus`, `full`, `chirp_step`, `all`), registered through
+the `inspect_ai` entry point. Task options (`-T name=value`):
+
+- `families`: `all` (default) or comma-separated family names;
+- `reference`: the canonical rows: the ones shipped with mathbode (default), a release folder,
+  or `hub:ORG/NAME[@REV]`, as `mathbode score --reference` takes them;
+- `protocol`: `stateless` (the paper's: one sample per row) or `sequential` (one sample per
+  sweep: its steps are one conversation in time order, the model's own answers in its context);
+- `history`: sequential only, the earlier exchanges kept (default 8, or `all`);
+- `one_shot`: a worked example of the answer format before each prompt.
+
+The scorer keeps each raw completion as the sample's answer (no NaN for a non-answer: inspect
+drops NaN scores before its metrics); the `bode` metric scores every answer at once through
+MathBode's scorer and reports MB-Core, MB-Plus (paper's and calibrated) and the mid-band gain and
+phase. `mathbode convert` turns the log into a submission for `mathbode score`'s full report.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+)
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Target,
+    Value,
+    accuracy,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+
+from mathbode.core.version import __version__
+from mathbode.hub.reference import resolve_reference
+from mathbode.runner.config import SEQUENTIAL, STATELESS, RunConfig
+from mathbode.schema.parsing import STRICT, truncate
+
+from .records import (
+    DEFAULT_HISTORY,
+    STEPS,
+    TASK_PRESETS,
+    check_protocol,
+    conditions,
+    headline,
+    key_of,
+    parse_history,
+    sample_id,
+    score_answers,
+    sweeps,
+    task_rows,
+)
+
+#: The runner's request defaults: greedy decoding, room for a short answer.
+GENERATE_DEFAULTS = GenerateConfig(temperature=0.0, max_tokens=256)
+
+
+def _exact(response: str | None, truth: float) -> bool:
+    """Whether a response's number is the truth truncated to six decimals (the scorer's `correct`)."""
+    value = STRICT.parse(response) if response is not None else math.nan
+    return not math.isnan(value) and value == truncate(truth)
+
+
+@metric
+def bode(
+    families: list[str],
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | None = None,
+    one_shot: bool = False,
+) -> Metric:
+    """MB-Core, MB-Plus (paper's and calibrated), compliance, accuracy and the mid-band gain and
+    phase error, from every answer of the eval at once (MathBode's scorer groups them into sweeps)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        answers: list[tuple[dict[str, Any], str | None]] = []
+        for sample_score in scores:
+            steps = (sample_score.score.metadata or {}).get(STEPS)
+            if steps is not None:  # a sequential sample: a whole sweep
+                answers += [(step, step.get("response")) for step in steps]
+            elif sample_score.sample_metadata:
+                answers.append((sample_score.sample_metadata, sample_score.score.answer))
+        how = conditions(protocol, history, one_shot)
+        scored = score_answers(answers, resolve_reference(families, reference), families, "inspect", how)
+        return headline(scored)
+
+    return compute
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def answers() -> Any:
+    """Each row's raw completion as the answer, 1 when its number is the exact answer truncated to
+    six decimals (a sequential sample: the share of its sweep's steps that are), else 0."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        steps = state.metadata.get(STEPS)
+        if steps is not None:
+            hits = [_exact(step.get("response"), step["ground_truth"]) for step in steps]
+            return Score(value=sum(hits) / len(hits), metadata={STEPS: steps})
+        completion = state.output.completion if state.output else None
+        return Score(value=1.0 if _exact(completion, float(target.text)) else 0.0, answer=completion)
+
+    return score
+
+
+def _messages(config: RunConfig, prompt: str, history: list[tuple[str, str]]) -> list[ChatMessage]:
+    kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+    return [kinds[m["role"]](content=m["content"]) for m in config.messages(prompt, history)]
+
+
+@solver
+def prompt_format(one_shot: bool = False) -> Solver:
+    """The prompt as `mathbode run` sends it: the row's prompt, after the one-shot example if asked."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        config = RunConfig(model="inspect", one_shot=one_shot)
+        state.messages = _messages(config, state.input_text, [])
+        return state
+
+    return solve
+
+
+@solver
+def sweep_conversation(history: int | None = DEFAULT_HISTORY, one_shot: bool = False) -> Solver:
+    """The sequential protocol: a sweep's steps asked in time order as one conversation, each user
+    turn the step's whole prompt after the last `history` exchanges (None: all of them)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        config = RunConfig(model="inspect", protocol=SEQUENTIAL, history=history, one_shot=one_shot)
+        steps = state.metadata[STEPS]
+        exchanges: list[tuple[str, str]] = []
+        for step in steps:
+            state.messages = _messages(config, step["prompt"], exchanges)
+            state = await generate(state)
+            step["response"] = state.output.completion
+            exchanges.append((step["prompt"], step["response"]))
+        return state
+
+    return solve
+
+
+def mathbode_task(
+    preset: str,
+    families: str = "all",
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | str | None = DEFAULT_HISTORY,
+    one_shot: bool = False,
+) -> Task:
+    """A preset of MathBode as an inspect Task (see the module's docstring for the options)."""
+    protocol = check_protocol(protocol)
+    window = parse_history(history) if protocol == SEQUENTIAL else None
+    found = task_rows(preset, families, reference)
+    if protocol == STATELESS:
+        samples = [
+            Sample(input=row["prompt"], target=repr(row["ground_truth"]), id=sample_id(row), metadata=key_of(row))
+            for row in found.rows
+        ]
+        solvers: list[Solver] = [prompt_format(one_shot), generate()]
+    else:
+        samples = [
+            Sample(
+                input=steps[0]["prompt"],
+                id=sample_id({k: v for k, v in key_of(steps[0]).items() if k != "time_step"}),
+                metadata={
+                    STEPS: [{**key_of(r), "prompt": r["prompt"], "ground_truth": r["ground_truth"]} for r in steps]
+                },
+            )
+            for steps in sweeps(found.rows)
+        ]
+        solvers = [sweep_conversation(window, one_shot)]
+    name = next(n for n, p in TASK_PRESETS.items() if p == preset)
+    return Task(
+        dataset=MemoryDataset(samples, name=f"mathbode-{name}", shuffled=False),
+        solver=solvers,
+        scorer=answers(),
+        # The task's own metrics: inspect's accuracy of exact answers, and the Bode scores.
+        metrics=[accuracy(), stderr(), bode(found.families, reference, protocol, window, one_shot)],
+        config=GENERATE_DEFAULTS,
+        name=f"mathbode_{name}",
+        version=__version__,
+        metadata={
+            "preset": preset,
+            "families": found.families,
+            "reference": found.reference.provenance(),
+            **conditions(protocol, window, one_shot),
+        },
+    )
+
+
+@task
+def smoke(
+    families: str = "all",
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | str | None = DEFAULT_HISTORY,
+    one_shot: bool = False,
+) -> Task:
+    """SMOKE: 2 frequencies (4, 8 cycles), one phase, the first 2 question/amplitude pairs (1,280 rows)."""
+    return mathbode_task("SMOKE", families, reference, protocol, history, one_shot)
+
+
+@task
+def mvp(
+    families: str = "all",
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | str | None = DEFAULT_HISTORY,
+    one_shot: bool = False,
+) -> Task:
+    """MVP: 3 frequencies (4, 8, 16 cycles), one phase (1,920 rows)."""
+    return mathbode_task("MVP", families, reference, protocol, history, one_shot)
+
+
+@task
+def mvp_plus(
+    families: str = "all",
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | str | None = DEFAULT_HISTORY,
+    one_shot: bool = False,
+) -> Task:
+    """MVP_PLUS: all 5 frequencies, three phases at 4 and 8 cycles."""
+    return mathbode_task("MVP_PLUS", families, reference, protocol, history, one_shot)
+
+
+@task
+def full(
+    families: str = "all",
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | str | None = DEFAULT_HISTORY,
+    one_shot: bool = False,
+) -> Task:
+    """FULL: all 5 frequencies x 3 phases (9,600 rows)."""
+    return mathbode_task("FULL", families, reference, protocol, history, one_shot)
+
+
+@task
+def chirp_step(
+    families: str = "all",
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | str | None = DEFAULT_HISTORY,
+    one_shot: bool = False,
+) -> Task:
+    """CHIRP_STEP: the chirp and step sweeps of question 0 (MB-Core and MB-Plus need sinusoids)."""
+    return mathbode_task("CHIRP_STEP", families, reference, protocol, history, one_shot)
+
+
+@task(name="all")
+def all_rows(
+    families: str = "all",
+    reference: str | None = None,
+    protocol: str = STATELESS,
+    history: int | str | None = DEFAULT_HISTORY,
+    one_shot: bool = False,
+) -> Task:
+    """ALL: every row of the release (47,040 rows: sinusoid, chirp and step)."""
+    return mathbode_task("ALL", families, reference, protocol, history, one_shot)

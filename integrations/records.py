@@ -1,0 +1,147 @@
+"""What every framework integration shares, with no framework imported: a task's rows, the
+answers a framework collected as the scorer's predictions, and the numbers its metric reports.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from mathbode.evaluator.aggregate import HEADLINE, PAPER_CONFIG, overall
+from mathbode.evaluator.angles import angle_mean
+from mathbode.evaluator.scoring import Scored, score
+from mathbode.hub.reference import resolve_reference
+from mathbode.runner.config import SEQUENTIAL, STATELESS
+from mathbode.schema.keys import RowKey, row_key
+from mathbode.schema.layout import layout
+from mathbode.schema.reference import Reference
+from mathbode.schema.selection import KEY_FIELDS, select_rows
+from mathbode.schema.submission import Prediction
+
+#: A framework task per preset: task name -> preset.
+TASK_PRESETS = {
+    "smoke": "SMOKE",
+    "mvp": "MVP",
+    "mvp_plus": "MVP_PLUS",
+    "full": "FULL",
+    "chirp_step": "CHIRP_STEP",
+    "all": "ALL",
+}
+#: A sequential sample's metadata field: the sweep's steps in time order, each its key fields,
+#: prompt and (once asked) `response`.
+STEPS = "mathbode_steps"
+#: The sequential protocol's default window, as `mathbode run` has it: one period at 8 cycles.
+DEFAULT_HISTORY = 8
+
+
+@dataclass(frozen=True)
+class TaskRows:
+    """The rows a task asks, and what they were read from."""
+
+    preset: str
+    families: list[str]
+    reference: Reference
+    rows: list[dict[str, Any]]
+
+
+def task_rows(preset: str, families: str = "all", reference: str | None = None) -> TaskRows:
+    """A preset's rows of `families` (`all` or comma-separated names) from the packaged canonical
+    rows, a release folder, or `hub:ORG/NAME[@REV]`."""
+    names = layout().family_names(families)
+    ref = resolve_reference(names, reference)
+    return TaskRows(preset, names, ref, select_rows(ref.table, preset))
+
+
+def sample_id(row: Mapping[str, Any]) -> str:
+    """A row's (or, without `time_step`, a sweep's) key as a short readable id, unique in the release:
+    `linear_solve/q0/sinusoid/a1/f4/p0/t12`."""
+    key = [row["family"], f"q{row['question_id']}", row["signal_type"], f"a{row['amplitude_scale']:g}"]
+    if row.get("frequency_cycles") is not None and row["signal_type"] == "sinusoid":
+        key += [f"f{row['frequency_cycles']:g}", f"p{row['phase_deg']:g}"]
+    if "time_step" in row:
+        key.append(f"t{row['time_step']}")
+    return "/".join(key)
+
+
+def sweeps(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows grouped by sweep (first appearance order), each sweep's steps in time order."""
+    by_sweep: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        by_sweep.setdefault(tuple(row_key(row))[:-1], []).append(row)
+    return [sorted(steps, key=lambda r: r["time_step"]) for steps in by_sweep.values()]
+
+
+def key_of(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The seven key fields of a mapping that carries them (and maybe more)."""
+    return {name: fields[name] for name in KEY_FIELDS}
+
+
+def conditions(protocol: str, history: int | None, one_shot: bool) -> dict[str, str]:
+    """What the scorer records about how the answers were obtained (as `mathbode run` writes it)."""
+    out = {"answer_format": "free", "prompting": "one-shot" if one_shot else "zero-shot", "protocol": protocol}
+    if protocol == SEQUENTIAL:
+        out["history"] = "all" if history is None else str(history)
+    return out
+
+
+def parse_history(history: int | str | None) -> int | None:
+    """A task's `history` option: a positive number of earlier exchanges, or `all` (None)."""
+    if history is None or (isinstance(history, str) and history.strip().lower() == "all"):
+        return None
+    try:
+        value = int(history)
+    except (TypeError, ValueError):
+        raise ValueError(f"history={history!r}: give a positive number of earlier exchanges, or 'all'") from None
+    if value < 1:
+        raise ValueError(f"history={history!r}: give a positive number of earlier exchanges, or 'all'")
+    return value
+
+
+def check_protocol(protocol: str) -> str:
+    if protocol not in (STATELESS, SEQUENTIAL):
+        raise ValueError(f"protocol={protocol!r}: choose {STATELESS!r} (the paper's) or {SEQUENTIAL!r}")
+    return protocol
+
+
+def predictions(answers: Iterable[tuple[Mapping[str, Any], str | None]]) -> list[Prediction]:
+    """(key fields, raw response or None for no answer) -> the scorer's predictions; the last
+    answer to a row wins (a framework that retried a row keeps its final answer)."""
+    by_key: dict[RowKey, Prediction] = {}
+    for line, (fields, response) in enumerate(answers, start=1):
+        key = row_key(fields)
+        by_key[key] = Prediction(key, line, response, None, response is not None)
+    return list(by_key.values())
+
+
+def score_answers(
+    answers: Iterable[tuple[Mapping[str, Any], str | None]],
+    reference: Reference,
+    families: list[str],
+    label: str,
+    how: Mapping[str, str] | None = None,
+) -> Scored:
+    """Score a framework's answers as `mathbode score` scores a file; the overall score is over
+    the task's `families` (a task of two families has an overall score of those two)."""
+    scored = score(predictions(answers), reference, label, conditions=dict(how or {}))
+    scored.overall = overall(scored.families, tuple(families))
+    return scored
+
+
+def headline(scored: Scored) -> dict[str, float]:
+    """The numbers a framework's metric reports, each measurable one: MB-Core and MB-Plus (the
+    paper's and calibrated), compliance, and at each mid-band frequency the
+    families' mean gain and phase error (degrees). Unmeasurable numbers are left out, not NaN."""
+    out = {name: scored.overall.get(name, math.nan) for name in HEADLINE}
+    summary = scored.summary
+    if len(summary):
+        out["compliance"] = float(summary["compliance"].mean())
+    for frequency in PAPER_CONFIG.mid_band:
+        cell = summary[summary["frequency_cycles"] == frequency] if len(summary) else summary
+        gains = cell["gain"].dropna().to_numpy() if len(cell) else np.array([])
+        phases = cell["phase_err_deg"].dropna().to_numpy() if len(cell) else np.array([])
+        out[f"gain_{frequency:g}"] = float(gains.mean()) if gains.size else math.nan
+        out[f"phase_deg_{frequency:g}"] = float(angle_mean(phases)) if phases.size else math.nan
+    return {name: float(value) for name, value in out.items() if value is not None and math.isfinite(value)}
