@@ -25,7 +25,7 @@ from mathbode.cards.render import card_classes
 from mathbode.core.arrow_columns import table_from_lists
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.core.errors import UsageError
-from mathbode.core.forking import can_fork, usable_cores
+from mathbode.core.forking import can_fork, ignore_sigint, sigint_held, usable_cores
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
 from mathbode.schema.layout import layout
@@ -154,7 +154,8 @@ def write_family(family: Family, folder: Path, fmt: str) -> tuple[FamilyEntry, F
 
 class _Interrupted:
     """What a worker sends back for a KeyboardInterrupt: a pool loses a task whose worker raises
-    one (it is not an Exception), and would wait for its result forever."""
+    one (it is not an Exception), and the build would wait for it forever. Workers ignore Ctrl-C
+    (the build handles it), so this is an interrupt raised in the work itself."""
 
 
 def _write_job(job: tuple[int, Path, str]) -> tuple[FamilyEntry, FileEntry, float] | _Interrupted:
@@ -180,7 +181,8 @@ class _Generation:
         self.pool = None
         if workers >= 2 and can_fork():
             _JOBS[:] = families
-            self.pool = multiprocessing.get_context("fork").Pool(workers)
+            with sigint_held():  # the workers ignore Ctrl-C from their first instruction; the build handles it
+                self.pool = multiprocessing.get_context("fork").Pool(workers, initializer=ignore_sigint)
             self.results = self.pool.imap(_write_job, [(i, folder, fmt) for i in range(len(families))])
 
     def __iter__(self) -> Iterator[tuple[FamilyEntry, FileEntry, float]]:

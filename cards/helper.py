@@ -10,11 +10,10 @@ own workers). Where forking is not safe (`can_fork`), the card is rendered here.
 from __future__ import annotations
 
 import multiprocessing
-import signal
 from multiprocessing.connection import Connection
 from typing import Any
 
-from mathbode.core.forking import can_fork
+from mathbode.core.forking import can_fork, ignore_sigint, sigint_held
 from mathbode.schema.manifest import Manifest
 
 from .render import FamilyFacts, card_classes, render_card
@@ -23,7 +22,7 @@ from .render import FamilyFacts, card_classes, render_card
 def _serve(conn: Connection) -> None:
     # Ctrl-C reaches the whole process group: the build handles it and ends this helper, which
     # must not print a KeyboardInterrupt traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_sigint()
     card_classes()
     try:
         request = conn.recv()
@@ -44,7 +43,8 @@ class CardHelper:
         if can_fork():
             ours, theirs = multiprocessing.Pipe()
             self._process = multiprocessing.get_context("fork").Process(target=_serve, args=(theirs,), daemon=True)
-            self._process.start()
+            with sigint_held():
+                self._process.start()
             theirs.close()
             self._conn = ours
         return self

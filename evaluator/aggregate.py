@@ -7,16 +7,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from mathbode.core.errors import UsageError
 
 from .angles import angle_spread, unwrap_about_mean, wrap_degrees
 from .calibration import FLOOR
 from .metrics import MIN_POINTS, SWEEP_METRICS
+from .table import Table, compensated_means, nanmean
 
 #: The columns that name a sinusoid sweep in sweeps.csv (its SweepKey less the signal type, always sinusoid).
 SWEEP_COLUMNS = ["family", "question_id", "amplitude_scale", "frequency_cycles", "phase_deg"]
+SWEEP_COLUMN_TYPES = {"family": object, "question_id": np.int64, "amplitude_scale": float}
+SWEEP_COLUMN_TYPES |= {"frequency_cycles": float, "phase_deg": float}
 FAMILY_SCORE_FIELDS = (
     "mb_core",
     "mb_plus",
@@ -70,46 +72,56 @@ def clip01(x: float) -> float:
 ANGLE_COLUMNS = ("phase_err_deg", "phase_err_cal_deg", "phase_truth_deg", "phase_model_deg")
 
 
-def frequency_summary(sweeps: pd.DataFrame) -> pd.DataFrame:
-    """Family x frequency: the mean over sweeps of every metric, skipping NaN (pandas' mean); angles
-    on the circle (`angles.angle_mean`), with `phase_spread_deg`, the circular standard deviation
-    of the sweeps' phase errors, `num_sweeps`, and `num_flat`, the sweeps whose answers do not move
-    (no phase)."""
+def frequency_summary(sweeps: Table) -> Table:
+    """Family x frequency: the mean over sweeps of every metric, skipping NaN; angles on the circle
+    (`angles.angle_mean`), with `phase_spread_deg`, the circular standard deviation of the sweeps'
+    phase errors, `num_sweeps`, and `num_flat`, the sweeps whose answers do not move (no phase).
+    Families keep the sweeps' order; frequencies ascend within each."""
     metrics = [m for m in SWEEP_METRICS if m in sweeps and m != "flat"]
     keys = ["family", "frequency_cycles"]
     angles = [a for a in ANGLE_COLUMNS if a in sweeps]
-    frame = sweeps
-    if angles and len(sweeps):
-        # Angles moved by 360 towards their cell's circular mean; the plain mean that follows is
-        # then the pandas mean the paper's code takes, bit for bit wherever nothing was moved.
-        frame = sweeps.copy()
-        cells = frame.groupby(keys, sort=False)
-        for a in angles:
-            frame[a] = cells[a].transform(lambda v: unwrap_about_mean(v.to_numpy()))
-    groups = frame.groupby(keys, sort=False)
-    summary = groups[metrics].mean()
-    for a in angles:
-        summary[a] = wrap_degrees(summary[a].to_numpy())
+    cells = sweeps.groups(keys)
+    family_rank = {f: n for n, f in enumerate(dict.fromkeys(k[0] for k, _ in cells))}
+    cells.sort(key=lambda cell: (family_rank[cell[0][0]], cell[0][1]))
+    rows: dict[str, list[Any]] = {name: [] for name in [*keys, *metrics]}
+    spread, size, flat = [], [], []
+    numbers = sweeps.numbers(metrics)
+    for (family, frequency), where in cells:
+        rows["family"].append(family)
+        rows["frequency_cycles"].append(frequency)
+        cell = numbers[where]
+        for j, m in enumerate(metrics):
+            if m in angles:
+                # Moved by 360 towards the cell's circular mean before the plain mean: the plain
+                # mean the paper's code takes, bit for bit, wherever nothing was moved.
+                cell[:, j] = unwrap_about_mean(cell[:, j])
+        means = compensated_means(cell)
+        for j, m in enumerate(metrics):
+            rows[m].append(float(wrap_degrees(means[j : j + 1])[0]) if m in angles else float(means[j]))
+        if "phase_err_deg" in sweeps:
+            spread.append(float(angle_spread(sweeps["phase_err_deg"][where])))
+        size.append(len(where))
+        if "flat" in sweeps:
+            flat.append(int(np.nansum(sweeps["flat"][where])))
+    summary = Table(
+        {name: np.array(values, dtype=object if name == "family" else float) for name, values in rows.items()}
+    )
     if "phase_err_deg" in sweeps:
-        summary["phase_spread_deg"] = groups["phase_err_deg"].agg(lambda v: float(angle_spread(v.to_numpy())))
-    summary["num_sweeps"] = groups.size()
+        summary["phase_spread_deg"] = np.array(spread, dtype=float)
+    summary["num_sweeps"] = np.array(size, dtype=np.int64)
     if "flat" in sweeps:
-        summary["num_flat"] = groups["flat"].sum().astype(int)
-    # Families keep the sweeps' (canonical) order; frequencies ascend within each.
-    order = {f: n for n, f in enumerate(dict.fromkeys(sweeps["family"]))}
-    summary = summary.reset_index()
-    return summary.sort_values(
-        ["family", "frequency_cycles"], key=lambda c: c.map(order) if c.name == "family" else c, kind="stable"
-    ).reset_index(drop=True)
+        summary["num_flat"] = np.array(flat, dtype=np.int64)
+    return summary
 
 
-def family_scores(summary: pd.DataFrame, config: ScoreConfig | None = None) -> dict[str, dict[str, Any]]:
+def family_scores(summary: Table, config: ScoreConfig | None = None) -> dict[str, dict[str, Any]]:
     """Per family: mid-band errors, MB-Core, and MB-Plus with fit quality, residual ACF and compliance."""
     config = config or ScoreConfig()
     scores: dict[str, dict[str, Any]] = {}
-    for family, rows in summary.groupby("family", sort=False):
-        mid = rows[rows["frequency_cycles"].isin(config.mid_band)]
-        compliance = float(rows["compliance"].mean())
+    for (family,), where in summary.groups(["family"]):
+        rows = summary.take(where)
+        mid = rows[np.isin(rows["frequency_cycles"], config.mid_band)]
+        compliance = nanmean(rows["compliance"])
         paper = _mb_scores(mid, compliance, config, ("gain", "phase_err_deg", "r2", "res_acf1"))
         note = _why_na(rows, mid, config) if math.isnan(paper[0]) else None
         scores[str(family)] = {**dict(zip(_PAPER_FIELDS, paper, strict=True)), "compliance_mean": compliance}
@@ -129,33 +141,33 @@ _CALIBRATED_FIELDS = (
 
 
 def _mb_scores(
-    mid: pd.DataFrame, compliance: float, config: ScoreConfig, columns: tuple[str, str, str, str]
+    mid: Table, compliance: float, config: ScoreConfig, columns: tuple[str, str, str, str]
 ) -> tuple[float, float, float, float, float, float]:
     """(MB-Core, MB-Plus, |gain-1|, |phase|, R2, |ACF1|) from the mid-band frequency means of the
     given gain, phase, fit-quality and residual-ACF columns (the paper's, or the calibrated ones)."""
     gain, phase, r2, acf = columns
-    # Means over frequency rows skip NaN, as pandas' mean does (empty -> NaN).
-    gain_err = float((mid[gain] - 1).abs().mean())
-    phase_err = float(mid[phase].abs().mean())
+    # Means over frequency rows skip NaN (empty -> NaN).
+    gain_err = nanmean(np.abs(mid[gain] - 1))
+    phase_err = nanmean(np.abs(mid[phase]))
     eg = clip01(gain_err / config.gain_scale)
     ephi = clip01(phase_err / config.phase_scale_deg)
     core = clip01(1 - (config.gain_weight * eg + config.phase_weight * ephi))
-    r2_mean = float(mid[r2].mean())
-    acf_abs = float(mid[acf].abs().mean())
+    r2_mean = nanmean(mid[r2])
+    acf_abs = nanmean(np.abs(mid[acf]))
     plus = core * clip01(r2_mean) ** 0.5 * clip01(1 - acf_abs) ** 0.5 * clip01(compliance) ** 0.5
     return core, plus, gain_err, phase_err, r2_mean, acf_abs
 
 
-def _why_na(rows: pd.DataFrame, mid: pd.DataFrame, config: ScoreConfig) -> str:
+def _why_na(rows: Table, mid: Table, config: ScoreConfig) -> str:
     """Why a family's MB-Core could not be computed, in a user's words."""
     if not (rows["compliance"] > 0).any():
         return "no compliant answers"
     band = " and ".join(f"{f:g}" for f in config.mid_band)
-    have = sorted(float(f) for f in mid["frequency_cycles"].unique())
+    have = sorted({float(f) for f in mid["frequency_cycles"]})
     if len(have) < len(config.mid_band):
-        answered = ", ".join(f"{f:g}" for f in sorted(rows["frequency_cycles"].unique()))
+        answered = ", ".join(f"{f:g}" for f in sorted({float(f) for f in rows["frequency_cycles"]}))
         return f"MB-Core needs frequencies {band} (answered: {answered})"
-    if "num_flat" in mid and mid["num_flat"].sum() > 0 and mid["phase_err_deg"].isna().all():
+    if "num_flat" in mid and mid["num_flat"].sum() > 0 and np.isnan(mid["phase_err_deg"]).all():
         return (
             f"the answers do not move at frequencies {band} (every fitted swing is within the format's floor, "
             f"{FLOOR:g}), so they have no phase; the calibrated MB-Core counts such a sweep as 180 degrees off"

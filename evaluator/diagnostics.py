@@ -11,12 +11,12 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from mathbode.schema.keys import SweepKey
 from mathbode.schema.layout import CHIRP, layout
 
 from .reference_index import ReferenceIndex
+from .table import Table, compensated_means
 from .transients import OCTAVES, chirp_curves, curve_at, normalised_step, step_response
 
 #: Columns naming a chirp or step sweep in chirp.csv and step.csv.
@@ -34,7 +34,7 @@ def _nanmean(values: Any) -> float:
 
 def transient_tables(
     index: ReferenceIndex, answers: np.ndarray, sweeps: set[SweepKey]
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, list[float]]]:
+) -> tuple[Table, Table, dict[str, list[float]]]:
     """(chirp.csv, step.csv, step curves): every window of every chirp sweep, every step sweep's
     response, and per family the mean normalised step response from 4 steps before the switch.
 
@@ -56,7 +56,7 @@ def transient_tables(
             {**dict(zip(TRANSIENT_COLUMNS, names, strict=True)), **step_response(truth, model, lay.step_switch)}
         )
         curves.setdefault(sweep.family, []).append(normalised_step(truth, model, lay.step_switch))
-    step = pd.DataFrame(step_rows, columns=[*TRANSIENT_COLUMNS, *STEP_METRICS])
+    step = Table.from_rows(step_rows, [*TRANSIENT_COLUMNS, *STEP_METRICS])
     mean_curves = {family: [_nanmean(column) for column in np.stack(rs).T] for family, rs in curves.items()}
     return chirp, step, mean_curves
 
@@ -64,10 +64,10 @@ def transient_tables(
 CHIRP_COLUMNS = [*TRANSIENT_COLUMNS, "centre_step", "frequency_cycles", "gain", "phase_err_deg", "compliance"]
 
 
-def _chirp_table(index: ReferenceIndex, answers: np.ndarray, chirps: list[SweepKey]) -> pd.DataFrame:
+def _chirp_table(index: ReferenceIndex, answers: np.ndarray, chirps: list[SweepKey]) -> Table:
     """chirp.csv: one row per window of each chirp sweep, sweeps in the given order."""
     if not chirps:
-        return pd.DataFrame(columns=CHIRP_COLUMNS)
+        return Table.from_rows([], CHIRP_COLUMNS)
     lay = layout()
     where = np.array([index.steps[sweep] for sweep in chirps])
     curves = chirp_curves(index.truth[where], answers[where], lay.chirp_start_cycles, lay.chirp_end_cycles)
@@ -79,27 +79,24 @@ def _chirp_table(index: ReferenceIndex, answers: np.ndarray, chirps: list[SweepK
     table["frequency_cycles"] = np.tile(curves["frequency_cycles"], len(chirps))
     for name in ("gain", "phase_err_deg", "compliance"):
         table[name] = curves[name].ravel()
-    return pd.DataFrame(table, columns=CHIRP_COLUMNS)
+    return Table({name: table[name] for name in CHIRP_COLUMNS})
 
 
-def family_curves(chirp: pd.DataFrame) -> dict[str, list[dict[str, float]]]:
-    """Each family's chirp curve: per window centre, the mean over its chirp sweeps (one groupby)."""
-    if not len(chirp):
-        return {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean = chirp.groupby(["family", "centre_step"], sort=True)[
-            ["frequency_cycles", "gain", "phase_err_deg", "compliance"]
-        ].mean()
-    columns = list(mean.columns)
+CURVE_COLUMNS = ("frequency_cycles", "gain", "phase_err_deg", "compliance")
+
+
+def family_curves(chirp: Table) -> dict[str, list[dict[str, float]]]:
+    """Each family's chirp curve: per window centre (ascending), the mean over its chirp sweeps."""
     curves: dict[str, list[dict[str, float]]] = {}
-    for (family, centre), values in zip(mean.index, mean.to_numpy(dtype=float), strict=True):
-        point = {"centre_step": float(centre), **dict(zip(columns, map(float, values), strict=True))}
+    cells = sorted(chirp.groups(["family", "centre_step"]), key=lambda cell: (str(cell[0][0]), cell[0][1]))
+    for (family, centre), where in cells:
+        means = compensated_means(chirp.numbers(CURVE_COLUMNS)[where])  # summed as pandas' grouped mean sums
+        point = {"centre_step": float(centre), **dict(zip(CURVE_COLUMNS, map(float, means), strict=True))}
         curves.setdefault(str(family), []).append(point)
     return curves
 
 
-def diagnostics(chirp: pd.DataFrame, step: pd.DataFrame, summary: pd.DataFrame) -> dict[str, Any]:
+def diagnostics(chirp: Table, step: Table, summary: Table) -> dict[str, Any]:
     """Per family: the chirp curve at the octave points, the mean step response, and the agreement figures."""
     lay = layout()
     T = lay.time_steps
@@ -112,13 +109,13 @@ def diagnostics(chirp: pd.DataFrame, step: pd.DataFrame, summary: pd.DataFrame) 
         if curve:
             points = {f"{f:g}": curve_at(curve, f) for f in OCTAVES}
             out["chirp"][family] = {
-                "sweeps": int(chirp[chirp["family"] == family][TRANSIENT_COLUMNS].drop_duplicates().shape[0]),
+                "sweeps": len(set(chirp[chirp["family"] == family].keys(TRANSIENT_COLUMNS))),
                 "at": points,
             }
         if len(steps):
             out["step"][family] = {"sweeps": len(steps), **{m: _nanmean(steps[m]) for m in STEP_METRICS}}
         agreement: dict[str, Any] = {}
-        by_frequency = {float(r["frequency_cycles"]): r for _, r in sines.iterrows()} if len(sines) else {}
+        by_frequency = {float(r["frequency_cycles"]): r for r in sines.rows()} if len(sines) else {}
         if curve and by_frequency:
             for f in AGREEMENT_FREQUENCIES:
                 if f in by_frequency:

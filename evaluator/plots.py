@@ -18,6 +18,7 @@ from mathbode.schema.layout import layout
 from .figures import draw_figures, legend_columns, legend_rows, save
 from .files import BODE, COMPLIANCE, DEFAULT_FIGURES, MIDBAND, STEP_FIGURE, FigureOptions, figure_stems
 from .scoring import Scored
+from .table import Table
 
 #: Gains below this are not drawn (a log axis has no 0) but named in the panel: answers that barely move.
 GAIN_FLOOR = 1e-3
@@ -32,13 +33,13 @@ def _dodge(frequencies: np.ndarray, i: int, n: int) -> np.ndarray:
     return frequencies * 2 ** (0.06 * (i - (n - 1) / 2))
 
 
-def _bars(data, value: str, low: str, high: str) -> np.ndarray | None:
+def _bars(data: Table, value: str, low: str, high: str) -> np.ndarray | None:
     """[below, above] error-bar lengths from the interval columns (None without intervals)."""
     if low not in data:
         return None
-    y = data[value].to_numpy(float)
-    below = np.clip(y - data[low].to_numpy(float), 0, None)
-    above = np.clip(data[high].to_numpy(float) - y, 0, None)
+    y = data[value].astype(float)
+    below = np.clip(y - data[low].astype(float), 0, None)
+    above = np.clip(data[high].astype(float) - y, 0, None)
     return np.nan_to_num(np.array([below, above]))
 
 
@@ -63,8 +64,8 @@ def bode_figure(results: list[Scored]) -> Figure:
         zero_gain: list[str] = []
         for i, r in enumerate(results):
             data = r.summary[r.summary["family"] == family]
-            x = _dodge(data["frequency_cycles"].to_numpy(float), i, len(results))
-            g = data["gain"].to_numpy(float)
+            x = _dodge(data["frequency_cycles"].astype(float), i, len(results))
+            g = data["gain"].astype(float)
             shown = np.where(g >= GAIN_FLOOR, g, np.nan)  # a log axis has no 0: such gains are named instead
             if (g < GAIN_FLOOR).any():
                 zero_gain.append(r.label)
@@ -72,7 +73,7 @@ def bode_figure(results: list[Scored]) -> Figure:
             if bars is not None:  # a bar may not reach below the floor on a log axis
                 bars[0] = np.minimum(bars[0], np.nan_to_num(shown - GAIN_FLOOR / 2))
             gain_ax.errorbar(x, shown, yerr=bars, marker="o", markersize=3, capsize=2, linewidth=1, label=r.label)
-            p = data["phase_err_deg"].to_numpy(float)
+            p = data["phase_err_deg"].astype(float)
             phase_bars = _bars(data, "phase_err_deg", "phase_err_low_deg", "phase_err_high_deg")
             phase_ax.errorbar(x, p, yerr=phase_bars, marker="o", markersize=3, capsize=2, linewidth=1)
             gains += [v for v in shown if math.isfinite(v)]

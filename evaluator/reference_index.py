@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from mathbode.schema.keys import RowKey, SweepKey, row_keys
 from mathbode.schema.layout import SINUSOID, layout
@@ -37,13 +39,20 @@ class ReferenceIndex:
     #: Per row, the number of its prompt among the reference's distinct prompts (rows with one
     #: prompt ask one question: repeats of it measure repeatability).
     prompt_id: np.ndarray
+    #: Per row, its family's position in the layout's list.
+    family_code: np.ndarray
 
-    def answer_array(self, keys: list[RowKey], values: list[float]) -> np.ndarray:
+    def positions(self, keys: list[RowKey]) -> np.ndarray:
+        """Each key's position; `len(self.keys) + 1` for a key the reference does not hold."""
+        get, missing = self.position.get, len(self.keys) + 1
+        return np.fromiter((get(key, missing) for key in keys), np.int64, len(keys))
+
+    def answer_array(self, keys: list[RowKey], values: list[float], where: np.ndarray | None = None) -> np.ndarray:
         """Answers over the reference's positions, NaN where none (and at `len(keys)`); answers to
-        keys the reference does not hold are dropped."""
+        keys the reference does not hold are dropped. `where`: the keys' `positions`, if known."""
         n = len(self.keys)
         out = np.full(n + 2, np.nan)
-        out[[self.position.get(key, n + 1) for key in keys]] = values
+        out[self.positions(keys) if where is None else where] = values
         return out[: n + 1]
 
     @cached_property
@@ -72,14 +81,13 @@ def _build(reference: Reference) -> ReferenceIndex:
     table = reference.table
     keys = row_keys({name: table.column(name).to_pylist() for name in lay.key})
     truth = np.append(np.asarray(table.column("ground_truth").to_numpy(zero_copy_only=False), dtype=float), np.nan)
-    position = {key: i for i, key in enumerate(keys)}
-    steps: dict[SweepKey, np.ndarray] = {}
-    for i, key in enumerate(keys):
-        sweep = SweepKey._make(key[:-1])
-        where = steps.get(sweep)
-        if where is None:
-            where = steps[sweep] = np.full(T, len(keys), dtype=np.int64)
-        where[key.time_step] = i
+    position = dict(zip(keys, range(len(keys)), strict=True))
+    # Each row's sweep (its key less the step) numbered once; the steps then land in one array.
+    numbering: dict[tuple[object, ...], int] = {}
+    sweep_of = np.fromiter((numbering.setdefault(key[:-1], len(numbering)) for key in keys), np.int64, len(keys))
+    grid = np.full((len(numbering), T), len(keys), dtype=np.int64)
+    grid[sweep_of, np.asarray(table.column("time_step").to_numpy(), dtype=np.int64)] = np.arange(len(keys))
+    steps: dict[SweepKey, np.ndarray] = {SweepKey._make(sweep): grid[j] for sweep, j in numbering.items()}
     rank = {family: n for n, family in enumerate(lay.families)}
     ordered = sorted(steps, key=lambda s: (rank[s.family], s[1:4], s[4] or 0.0, s[5] or 0.0))
     return ReferenceIndex(
@@ -90,4 +98,5 @@ def _build(reference: Reference) -> ReferenceIndex:
         sinusoid_sweeps=[s for s in ordered if s.signal_type == SINUSOID],
         transient_sweeps=[s for s in ordered if s.signal_type != SINUSOID],
         prompt_id=np.asarray(table.column("prompt").combine_chunks().dictionary_encode().indices, dtype=np.int64),
+        family_code=np.asarray(pc.index_in(table.column("family"), value_set=pa.array(lay.families)), dtype=np.int64),
     )

@@ -11,41 +11,55 @@ server reads 1 and 0; one that samples afresh on every request reads below 1.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
 
 
-def repeatability(answers: list[tuple[str, int, Any, float]]) -> dict[str, Any] | None:
-    """From (family, prompt id, answer identity, number or NaN) per answered row: per family and
-    overall, the repeated prompts, the share answered identically and the mean spread; None when
-    no prompt was answered twice."""
-    groups: dict[tuple[str, int], list[tuple[Any, float]]] = defaultdict(list)
-    for family, prompt, identity, value in answers:
-        groups[(family, prompt)].append((identity, value))
-    per_family: dict[str, list[tuple[bool, float]]] = defaultdict(list)
-    for (family, _), group in groups.items():
-        if len(group) < 2:
-            continue
-        identical = len({identity for identity, _ in group}) == 1
-        values = np.array([v for _, v in group if math.isfinite(v)])
-        # Equal numbers have no spread: 0 exactly, not the rounding of their mean.
-        spread = math.nan if values.size < 2 else 0.0 if (values == values[0]).all() else float(values.std())
-        per_family[family].append((identical, spread))
-    if not per_family:
+def repeatability(
+    families: np.ndarray, prompts: np.ndarray, identities: np.ndarray, values: np.ndarray, names: list[str]
+) -> dict[str, Any] | None:
+    """Per answered row: its family (an index into `names`), its prompt's number, its answer's
+    identity (a number: equal answers, equal numbers) and its number (NaN if none). Per family and
+    overall: the repeated prompts, the share answered identically and the mean spread; None when no
+    prompt was answered twice."""
+    if not len(prompts):
         return None
+    # One group per (family, prompt); rows sorted by group, then by identity within it.
+    group = families.astype(np.int64) * (int(prompts.max()) + 1) + prompts
+    order = np.lexsort((identities, group))
+    group, identities, values, families = group[order], identities[order], values[order], families[order]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    sizes = np.diff(np.r_[starts, len(group)])
+    repeated = sizes >= 2
+    if not repeated.any():
+        return None
+    ends = starts + sizes - 1
+    identical = identities[starts] == identities[ends]  # sorted within the group: first == last
+    spreads = np.array([_spread(values[a : a + n]) for a, n in zip(starts[repeated], sizes[repeated], strict=True)])
+    family_of = families[starts[repeated]]
+    identical = identical[repeated]
 
-    def summary(items: list[tuple[bool, float]]) -> dict[str, Any]:
-        spreads = [s for _, s in items if math.isfinite(s)]
+    def summary(mask: np.ndarray) -> dict[str, Any]:
+        finite = spreads[mask][np.isfinite(spreads[mask])]
         return {
-            "repeated_prompts": len(items),
-            "identical_share": sum(identical for identical, _ in items) / len(items),
-            "spread_mean": float(np.mean(spreads)) if spreads else math.nan,
+            "repeated_prompts": int(mask.sum()),
+            "identical_share": float(identical[mask].sum() / mask.sum()),
+            "spread_mean": float(np.mean(finite)) if finite.size else math.nan,
         }
 
-    everything = [item for items in per_family.values() for item in items]
+    everything = np.ones(len(spreads), dtype=bool)
+    present = [f for f in dict.fromkeys(family_of.tolist())]
     return {
         "overall": summary(everything),
-        "families": {family: summary(items) for family, items in per_family.items()},
+        "families": {names[f]: summary(family_of == f) for f in present},
     }
+
+
+def _spread(values: np.ndarray) -> float:
+    """The standard deviation of a prompt's numeric answers; 0 exactly when they are equal (not the
+    rounding of their mean); NaN with fewer than two."""
+    finite = values[np.isfinite(values)]
+    if finite.size < 2:
+        return math.nan
+    return 0.0 if (finite == finite[0]).all() else float(finite.std())

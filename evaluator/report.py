@@ -7,8 +7,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 
@@ -29,6 +27,7 @@ from .files import (
     figure_stems,
 )
 from .scoring import Scored
+from .table import Table
 
 
 def _num(x: Any, digits: int = 4) -> str:
@@ -55,7 +54,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
 
 
-def leaderboard(results: list[Scored]) -> pd.DataFrame:
+def leaderboard(results: list[Scored]) -> Table:
     """One row per submission: ranked within its group of equal conditions (best MB-Core first,
     MB-Plus breaking ties), with intervals when computed; files with no sinusoid sweep last, unranked."""
     rows = []
@@ -83,10 +82,7 @@ def leaderboard(results: list[Scored]) -> pd.DataFrame:
         for fam, s in r.families.items():
             row[f"{fam}.mb_core"] = s["mb_core"]
         rows.append(row)
-    frame = pd.DataFrame(rows)
-    if len(frame):
-        frame["rank"] = frame["rank"].astype("Int64")  # empty for an unranked file, not 1.0
-    return frame
+    return Table.from_rows(rows)  # `rank` stays whole numbers, empty for an unranked file
 
 
 def interval_text(r: Scored, name: str, digits: int = 4) -> str:
@@ -356,7 +352,7 @@ def _frequency_table(r: Scored) -> list[str]:
                 _num(row["compliance"], 3),
                 str(int(row["num_sweeps"])),
             ]
-            for _, row in r.summary.iterrows()
+            for row in r.summary.rows()
         ],
     )
 
@@ -474,12 +470,12 @@ def accuracy_text(accuracy: dict[str, Any]) -> str:
 def _write_one(r: Scored, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2, allow_nan=False) + "\n")
-    r.sweeps.to_csv(folder / SWEEPS_FILE, index=False)
-    r.summary.to_csv(folder / SUMMARY_FILE, index=False)
+    r.sweeps.to_csv(folder / SWEEPS_FILE)
+    r.summary.to_csv(folder / SUMMARY_FILE)
     if len(r.chirp):
-        r.chirp.to_csv(folder / CHIRP_FILE, index=False)
+        r.chirp.to_csv(folder / CHIRP_FILE)
     if len(r.step):
-        r.step.to_csv(folder / STEP_FILE, index=False)
+        r.step.to_csv(folder / STEP_FILE)
 
 
 def write_report(
@@ -504,7 +500,7 @@ def write_report(
         else:
             for r in results:
                 _write_one(r, tmp / r.label)
-            leaderboard(results).to_csv(tmp / LEADERBOARD_FILE, index=False)
+            leaderboard(results).to_csv(tmp / LEADERBOARD_FILE)
             if tests:
                 document = json.dumps(json_safe(tests), indent=2, allow_nan=False) + "\n"
                 (tmp / COMPARISONS_FILE).write_text(document)

@@ -7,10 +7,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
@@ -20,11 +20,20 @@ from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.submission import Prediction
 
-from .aggregate import PAPER_CONFIG, SWEEP_COLUMNS, ScoreConfig, family_scores, frequency_summary, overall
+from .aggregate import (
+    PAPER_CONFIG,
+    SWEEP_COLUMN_TYPES,
+    SWEEP_COLUMNS,
+    ScoreConfig,
+    family_scores,
+    frequency_summary,
+    overall,
+)
 from .diagnostics import diagnostics, transient_tables
 from .metrics import SWEEP_METRICS, sweep_metrics
 from .reference_index import reference_index
 from .repeatability import repeatability
+from .table import Table
 from .uncertainty import bootstrap, wilson_interval
 
 CUSTOM = "custom"
@@ -39,19 +48,19 @@ class Scored:
     label: str
     model: str | None
     preset: str
-    sweeps: pd.DataFrame
-    summary: pd.DataFrame
+    sweeps: Table
+    summary: Table
     families: dict[str, dict[str, Any]]
     overall: dict[str, Any]
     extra: dict[str, Any] = field(default_factory=dict)
     #: How it was scored (package, configuration, reference, parser, preset, time): see `provenance`.
     provenance: dict[str, Any] = field(default_factory=dict)
     #: Per row in scope: whether the answer equals the truth truncated to six decimals.
-    correct: dict[RowKey, bool] = field(default_factory=dict, repr=False)
+    correct: Mapping[RowKey, bool] = field(default_factory=dict, repr=False)
     #: chirp.csv: every window of every chirp sweep answered (see `transients`).
-    chirp: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    chirp: Table = field(default_factory=Table, repr=False)
     #: step.csv: every step sweep answered.
-    step: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    step: Table = field(default_factory=Table, repr=False)
     #: Per family: the mean normalised step response, from 4 steps before the switch.
     step_curves: dict[str, list[float]] = field(default_factory=dict, repr=False)
 
@@ -69,11 +78,51 @@ class Scored:
         }
 
 
+class _CorrectRows(Mapping[RowKey, bool]):
+    """Row key -> correct, for the rows in scope; the mapping is made when first read (only a
+    comparison of two submissions reads it)."""
+
+    def __init__(self, keys: list[RowKey], where: np.ndarray, hits: np.ndarray) -> None:
+        self._keys, self._where, self._hits = keys, where, hits
+        self._made: dict[RowKey, bool] | None = None
+
+    @property
+    def _rows(self) -> dict[RowKey, bool]:
+        if self._made is None:
+            keys = self._keys
+            self._made = dict(zip([keys[i] for i in self._where.tolist()], self._hits.tolist(), strict=True))
+        return self._made
+
+    def __getitem__(self, key: RowKey) -> bool:
+        return self._rows[key]
+
+    def __iter__(self) -> Iterator[RowKey]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
 def answer_value(p: Prediction, parser: Parser = STRICT) -> float:
     """The number a line contributes: its parsed response, or its prediction truncated to six decimals."""
     if p.has_response:
         return parser.parse(p.response)
     return math.nan if p.prediction is None else truncate(p.prediction)
+
+
+def answer_values(predictions: list[Prediction], parser: Parser = STRICT) -> list[float]:
+    """`answer_value` of every line; a response text repeated across lines is parsed once."""
+    parsed: dict[str | None, float] = {}
+    out = []
+    for p in predictions:
+        if p.has_response:
+            value = parsed.get(p.response)
+            if value is None:
+                value = parsed[p.response] = parser.parse(p.response)
+            out.append(value)
+        else:
+            out.append(math.nan if p.prediction is None else truncate(p.prediction))
+    return out
 
 
 @cache
@@ -131,29 +180,36 @@ def _preset_rows(preset: str, sinusoid: list[tuple[Prediction, float]], transien
 
 
 def _repeatability(
-    predictions: list[Prediction], values: list[float], index: Any, conditions: dict[str, str]
+    predictions: list[Prediction], values: list[float], where: np.ndarray, index: Any, conditions: dict[str, str]
 ) -> dict[str, Any]:
     """Repeatability of the file's answers (see `repeatability`), or why it was not measured."""
     if conditions.get("dedupe") == "yes":
         return {"measured": False, "note": "deduplicated: each distinct prompt was asked once"}
     if conditions.get("protocol", "stateless") != "stateless":
         return {"measured": False, "note": "a conversation's turns are not repeats of one question"}
-    n = len(index.keys)
-    answers = []
-    for p, value in zip(predictions, values, strict=True):
-        at = index.position.get(p.key, n)
-        if at < n:
-            identity = p.response if p.has_response else value
-            answers.append((p.key.family, int(index.prompt_id[at]), identity, value))
-    found = repeatability(answers)
+    answered = where < len(index.keys)
+    # An answer's identity: its response text, or its number (written apart from any text).
+    texts = [p.response if p.has_response else f"\0{v!r}" for p, v in zip(predictions, values, strict=True)]
+    identity = np.asarray(pa.array(texts, type=pa.string()).dictionary_encode().indices, dtype=np.int64)
+    at = where[answered]
+    found = repeatability(
+        index.family_code[at],
+        index.prompt_id[at],
+        identity[answered],
+        np.asarray(values, dtype=float)[answered],
+        list(layout().families),
+    )
     if found is None:
         return {"measured": False, "note": "no prompt was answered twice"}
     return {"measured": True, **found}
 
 
-def non_compliance(lines: list[tuple[Prediction, float]], parser: Parser = STRICT, shown: int = 4) -> dict[str, Any]:
+def non_compliance(
+    lines: list[tuple[Prediction, float]], parser: Parser = STRICT, shown: int = 4, total: int | None = None
+) -> dict[str, Any]:
     """How many answered lines were compliant, why the others were not, and a few of them verbatim
-    (`lines`: each line with the number it contributed, NaN when none)."""
+    (`lines`: each line with the number it contributed, NaN when none; `total`: the number of
+    lines, when `lines` holds only those without a number)."""
     kinds: Counter[str] = Counter()
     examples: list[str] = []
     for p, value in lines:
@@ -167,9 +223,10 @@ def non_compliance(lines: list[tuple[Prediction, float]], parser: Parser = STRIC
         text = (p.response or "") if p.has_response else "null"
         if p.has_response and len(examples) < shown and text not in examples:
             examples.append(text)
+    total = len(lines) if total is None else total
     return {
-        "lines": len(lines),
-        "compliant": len(lines) - sum(kinds.values()),
+        "lines": total,
+        "compliant": total - sum(kinds.values()),
         "kinds": {k: kinds[k] for k in NON_COMPLIANT_KINDS if kinds[k]},
         "examples": [e if len(e) <= 300 else e[:297] + "..." for e in examples],
     }
@@ -215,8 +272,9 @@ def score(
     T = lay.time_steps
     index = reference_index(reference)
     # Every answer in one array over the reference's rows (NaN: not answered or non-compliant).
-    values = [answer_value(p, parser) for p in predictions]
-    y_all = index.answer_array([p.key for p in predictions], values)
+    values = answer_values(predictions, parser)
+    where_all = index.positions([p.key for p in predictions])
+    y_all = index.answer_array([], values, where_all)
     sinusoid = [(p, v) for p, v in zip(predictions, values, strict=True) if p.key.signal_type == SINUSOID]
     transient_keys = [p.key for p in predictions if p.key.signal_type != SINUSOID]
     answered_families = {p.key.family for p, _ in sinusoid}
@@ -236,15 +294,25 @@ def score(
     where = np.array([index.steps[s] for s in scoped], dtype=np.int64).reshape(n_sweeps, T)
     y = y_all[where]
     truth = index.truth[where]
-    sweep_keys = pd.DataFrame([[getattr(s, c) for c in SWEEP_COLUMNS] for s in scoped], columns=SWEEP_COLUMNS)
     metrics = [sweep_metrics(truth[i], y[i], s.frequency_cycles or 0.0, T) for i, s in enumerate(scoped)]
-    sweeps = pd.concat([sweep_keys, pd.DataFrame(metrics, columns=list(SWEEP_METRICS))], axis=1)
+    sweeps = Table(
+        {
+            **{c: np.array([getattr(s, c) for s in scoped], dtype=SWEEP_COLUMN_TYPES[c]) for c in SWEEP_COLUMNS},
+            **{m: np.array([row[m] for row in metrics], dtype=float) for m in SWEEP_METRICS},
+        },
+        length=n_sweeps,
+    )
     summary = frequency_summary(sweeps)
     fam = family_scores(summary, config)
     # Correct = the answer is the truth truncated to six decimals (missing answers are not).
     hits = y == index.exact[where]
-    flat_keys = [index.keys[i] for i in where.ravel().tolist()]
-    correct = dict(zip(flat_keys, hits.ravel().tolist(), strict=True))
+    # The lines in scope: those whose row is a step of a scoped sweep (the rest are not scored).
+    scoped_row = np.zeros(len(index.keys) + 2, dtype=bool)
+    scoped_row[where.ravel()] = True
+    in_scope_line = scoped_row[where_all]
+    unanswered = [
+        (predictions[i], values[i]) for i in np.flatnonzero(in_scope_line & np.isnan(np.asarray(values, dtype=float)))
+    ]
     rows = hits.size
     accuracy = {
         "correct": int(hits.sum()),
@@ -255,8 +323,8 @@ def score(
     extra: dict[str, Any] = {}
     if resamples > 0 and n_sweeps:
         extra["intervals"], bars = bootstrap(sweeps, config, resamples, tuple(lay.families))
-        summary = summary.merge(bars, on=["family", "frequency_cycles"], how="left", validate="one_to_one")
-    extra["repeatability"] = _repeatability(predictions, values, index, conditions or {})
+        summary = summary.join(bars, on=["family", "frequency_cycles"])
+    extra["repeatability"] = _repeatability(predictions, values, where_all, index, conditions or {})
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
@@ -286,12 +354,12 @@ def score(
             "preset_rows": _preset_rows(preset_name, sinusoid, transient_keys) if preset else None,
             "coverage": preset_coverage(touched) if touched else None,
             "conditions": {**DEFAULT_CONDITIONS, **(conditions or {})},
-            "non_compliant": non_compliance([(p, v) for p, v in sinusoid if p.key[:-1] in in_scope], parser),
+            "non_compliant": non_compliance(unanswered, parser, total=int(in_scope_line.sum())),
             "accuracy": accuracy,
             **extra,
         },
         provenance=provenance(reference, config, preset_name, parser),
-        correct=correct,
+        correct=_CorrectRows(index.keys, where.ravel(), hits.ravel()),
         chirp=chirp,
         step=step,
         step_curves=step_curves,

@@ -22,10 +22,10 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .aggregate import ANGLE_COLUMNS, HEADLINE, SWEEP_COLUMNS, ScoreConfig
 from .angles import angle_mean, wrap_degrees
+from .table import Table
 
 #: A fixed seed: the same submission gives the same intervals.
 SEED = 20250930
@@ -99,12 +99,12 @@ class Cells:
     values: dict[str, dict[float, np.ndarray]]
 
     @classmethod
-    def of(cls, sweeps: pd.DataFrame) -> "Cells":
+    def of(cls, sweeps: Table) -> "Cells":
         values: dict[str, dict[float, np.ndarray]] = {}
-        columns = list(INPUTS)
-        for (family, frequency), rows in sweeps.groupby(["family", "frequency_cycles"], sort=False):
-            table = rows.reindex(columns=columns).to_numpy(dtype=float)
-            values.setdefault(str(family), {})[float(frequency)] = table  # type: ignore[arg-type]
+        numbers = sweeps.numbers(list(INPUTS))
+        for (family, frequency), where in sweeps.groups(["family", "frequency_cycles"]):
+            # Column-major, as the columns of a frame are: a resampled mean sums in the same order.
+            values.setdefault(str(family), {})[float(frequency)] = np.asfortranarray(numbers[where])
         for family in values:
             values[family] = dict(sorted(values[family].items()))
         return cls(values)
@@ -173,8 +173,8 @@ def _interval(samples: np.ndarray, estimate: float) -> tuple[list[float] | None,
 
 
 def bootstrap(
-    sweeps: pd.DataFrame, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
-) -> tuple[dict[str, Any], pd.DataFrame]:
+    sweeps: Table, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], Table]:
     """(headline intervals, per-cell intervals) from one set of resampled sweeps.
 
     Headline: 95 % intervals of the headline scores, per family and overall. Every interval holds
@@ -228,27 +228,25 @@ def bootstrap(
             p, _ = _interval(resampled[:, phase], float(estimate[phase]))
             rows.append([family, f, *(g or [math.nan] * 2), *(p or [math.nan] * 2)])
     columns = ["family", "frequency_cycles", "gain_low", "gain_high", "phase_err_low_deg", "phase_err_high_deg"]
-    return headline, pd.DataFrame(rows, columns=columns)
+    return headline, Table.from_rows([dict(zip(columns, row, strict=True)) for row in rows], columns)
 
 
 def intervals(
-    sweeps: pd.DataFrame, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
+    sweeps: Table, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """95 % bootstrap intervals of the headline scores, per family and overall (see `bootstrap`)."""
     return bootstrap(sweeps, config, resamples, families)[0]
 
 
-def shared_sweeps(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both submissions' sweeps restricted to the sweeps both were scored on, in the same order."""
-    keys = a[SWEEP_COLUMNS].merge(b[SWEEP_COLUMNS], on=SWEEP_COLUMNS)
-    return (
-        keys.merge(a, on=SWEEP_COLUMNS, how="left"),
-        keys.merge(b, on=SWEEP_COLUMNS, how="left"),
-    )
+def shared_sweeps(a: Table, b: Table) -> tuple[Table, Table]:
+    """Both submissions' sweeps restricted to the sweeps both were scored on, in the same order (a's)."""
+    in_b = {key: i for i, key in enumerate(b.keys(SWEEP_COLUMNS))}
+    pairs = [(i, in_b[key]) for i, key in enumerate(a.keys(SWEEP_COLUMNS)) if key in in_b]
+    return a.take([i for i, _ in pairs]), b.take([j for _, j in pairs])
 
 
 def paired_difference(
-    a: pd.DataFrame, b: pd.DataFrame, config: ScoreConfig, score: str, resamples: int = DEFAULT_RESAMPLES
+    a: Table, b: Table, config: ScoreConfig, score: str, resamples: int = DEFAULT_RESAMPLES
 ) -> dict[str, Any]:
     """Score(a) - score(b) on their shared sweeps, with a paired-bootstrap interval and two-sided p-value."""
     a, b = shared_sweeps(a, b)

@@ -137,11 +137,11 @@ def headline(scored: Scored) -> dict[str, float]:
     out = {name: scored.overall.get(name, math.nan) for name in HEADLINE}
     summary = scored.summary
     if len(summary):
-        out["compliance"] = float(summary["compliance"].mean())
+        out["compliance"] = float(np.nanmean(summary["compliance"]))
     for frequency in PAPER_CONFIG.mid_band:
-        cell = summary[summary["frequency_cycles"] == frequency] if len(summary) else summary
-        gains = cell["gain"].dropna().to_numpy() if len(cell) else np.array([])
-        phases = cell["phase_err_deg"].dropna().to_numpy() if len(cell) else np.array([])
+        cell = summary[summary["frequency_cycles"] == frequency] if len(summary) else None
+        gains = cell["gain"][np.isfinite(cell["gain"])] if cell is not None else np.array([])
+        phases = cell["phase_err_deg"][np.isfinite(cell["phase_err_deg"])] if cell is not None else np.array([])
         out[f"gain_{frequency:g}"] = float(gains.mean()) if gains.size else math.nan
         out[f"phase_deg_{frequency:g}"] = float(angle_mean(phases)) if phases.size else math.nan
     return {name: float(value) for name, value in out.items() if value is not None and math.isfinite(value)}

@@ -199,7 +199,7 @@ def test_ctrl_c_during_a_build_prints_no_traceback(tmp_path):
     import os
     import signal
 
-    for delay in (0.3, 0.7):
+    for delay in (0.1, 0.3, 0.5, 0.7, 1.0):
         out = tmp_path / f"d{delay}"
         proc = subprocess.Popen(
             [sys.executable, "-m", "mathbode", "build", "--families", "all", "--out", str(out)],

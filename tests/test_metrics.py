@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from mathbode.evaluator.aggregate import ScoreConfig, family_scores, frequency_summary
 from mathbode.evaluator.metrics import MIN_POINTS, fit_first_harmonic, sweep_metrics, wrap_pi
+from mathbode.evaluator.table import Table
 
 T = 64
 t = np.arange(T, dtype=float)
@@ -109,7 +109,7 @@ def test_family_scores_follow_the_formulas():
                 "compliance": comp,
             }
         )
-    s = family_scores(pd.DataFrame(rows), ScoreConfig())["linear_solve"]
+    s = family_scores(Table.from_rows(rows), ScoreConfig())["linear_solve"]
     gain_err = (0.1 + 0.2) / 2
     phase_err = (9 + 27) / 2
     assert s["gain_abs_err_mid"] == pytest.approx(gain_err)
@@ -123,7 +123,7 @@ def test_family_scores_follow_the_formulas():
 
 
 def test_frequency_summary_means_skip_nan():
-    sweeps = pd.DataFrame(
+    sweeps = Table(
         {
             "family": ["a", "a", "a"],
             "frequency_cycles": [4.0, 4.0, 8.0],

@@ -66,3 +66,25 @@ def test_a_damaged_packaged_file_is_refused_with_what_to_do(damage, tmp_path, mo
         assert f"not the release's {RELEASE_CONTENT_HASHES[family]}" in message
     else:
         assert "cannot be read" in message
+
+
+def test_the_known_file_hashes_are_the_committed_files_and_other_bytes_of_the_same_rows_pass(tmp_path, monkeypatch):
+    import hashlib
+
+    from mathbode.schema.release_hashes import RELEASE_FILE_SHA256
+
+    from .conftest import COMMITTED_DIST
+
+    for family, digest in RELEASE_FILE_SHA256.items():
+        assert hashlib.sha256((COMMITTED_DIST / "data" / f"{family}.parquet").read_bytes()).hexdigest() == digest
+    # The same rows written otherwise (no compression: other bytes) are checked by content and pass.
+    family = "linear_solve"
+    path = tmp_path / f"{family}.parquet"
+    pq.write_table(packaged.packaged_rows(family), path, compression="none")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() != RELEASE_FILE_SHA256[family]
+    monkeypatch.setattr(packaged, "packaged_file", lambda name: path)
+    packaged.packaged_rows.cache_clear()
+    try:
+        assert resolve_reference([family]).family_hashes[family] == RELEASE_CONTENT_HASHES[family]
+    finally:
+        packaged.packaged_rows.cache_clear()

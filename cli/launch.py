@@ -1,0 +1,71 @@
+"""Where every command starts: Ctrl-C while its modules load ends it quietly.
+
+A command loads numpy, pyarrow and (for some) sympy before click runs; a Ctrl-C in that second
+or so would print Python's KeyboardInterrupt traceback. Here, before anything heavy is imported,
+SIGINT ends the process with click's own word for it; once the command's module is loaded the
+usual handling is back (click says "Aborted!", and every write is atomic, so nothing half-written
+stays). This module imports nothing of ours at its top.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import sys
+from typing import Any, NoReturn
+
+
+def _interrupted_while_loading(signum: int, frame: Any) -> NoReturn:
+    # Nothing has been written yet: there is nothing to clean up.
+    sys.stderr.write("\nAborted!\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def _load(module: str, name: str) -> Any:
+    previous = signal.signal(signal.SIGINT, _interrupted_while_loading)
+    try:
+        return getattr(importlib.import_module(f"mathbode.cli.{module}"), name)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def mathbode() -> Any:
+    return _load("main", "mathbode")(prog_name="mathbode")
+
+
+def _alias(sub: str) -> Any:
+    return _load(sub, "main")(prog_name=f"mathbode-{sub}")
+
+
+def build() -> Any:
+    return _alias("build")
+
+
+def push() -> Any:
+    return _alias("push")
+
+
+def validate() -> Any:
+    return _alias("validate")
+
+
+def prompts() -> Any:
+    return _alias("prompts")
+
+
+def baseline() -> Any:
+    return _alias("baseline")
+
+
+def score() -> Any:
+    return _alias("score")
+
+
+def run() -> Any:
+    return _alias("run")
+
+
+def convert() -> Any:
+    return _alias("convert")
