@@ -356,7 +356,17 @@ def _check_one_file(table: pa.Table, report: Report, name: str, truth: TruthRows
 
 
 def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary: Path | None = None) -> Report:
-    """Check a release folder or a single data file against the layout contract and the canonical content.
+    """Check a release folder or a single data file against the layout contract and the canonical content
+    (see `check_release`)."""
+    return check_release(path, truth, boundary)[0]
+
+
+def check_release(
+    path: str | Path, truth: TruthRows | None = None, boundary: Path | None = None
+) -> tuple[Report, dict[str, pa.Table]]:
+    """Check a release folder or a single data file against the layout contract and the canonical
+    content; the report, and each data file read (path in the release -> its table), so a caller
+    that scores against the release need not read them again.
 
     `truth(family)` gives the canonical rows of a family (the builder's, recomputed from the
     family's definition); with it, every row of a family whose content is not canonical is
@@ -372,7 +382,7 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
         table = read_table(path, report, path.name)
         if table is not None and _check_columns(table, report, path.name):
             _check_one_file(table, report, path.name, truth)
-        return report
+        return report, {}
 
     manifest = _check_manifest(path, report, boundary)
     _check_card(path, report, manifest, boundary)
@@ -386,7 +396,7 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
                 data_files.append(rel)
     if not data_files:
         report.error("no-data", str(path), "", "data/<family>.parquet files", "none")
-        return report
+        return report, {}
     unlisted = sorted(
         str(p.relative_to(path))
         for p in (path / "data").glob("*")
@@ -398,10 +408,12 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
     rows: Counter[str] = Counter()
     hashes: dict[str, str] = {}
     tables: dict[str, tuple[str, pa.Table]] = {}
+    read: dict[str, pa.Table] = {}
     for rel in data_files:
         table = read_table(path / rel, report, rel) if (path / rel).is_file() else None
         if table is None or not _check_columns(table, report, rel):
             continue
+        read[rel] = table
         found = check_table(table, report, rel)
         rows.update(found)
         if manifest and rel in manifest.files:
@@ -449,4 +461,4 @@ def validate_dataset(path: str | Path, truth: TruthRows | None = None, boundary:
         f"rows: {sum(rows.values()):,} in {len(rows)} families",
         verdict(canonical, hashes, report.valid),
     ]
-    return report
+    return report, read

@@ -16,7 +16,7 @@ from mathbode.core.errors import ReferenceMismatchError, UsageError
 from mathbode.core.hashing import combined_hash
 
 from .content import TruthRows
-from .dataset import open_table, validate_dataset
+from .dataset import check_release, open_table
 from .manifest import read_manifest
 
 #: The `source` of the builder's own rows.
@@ -53,13 +53,18 @@ def release_reference(
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"--reference {folder}: no such folder. Give a release folder such as dist/.")
-    report = validate_dataset(folder, truth, boundary)
+    report, read = check_release(folder, truth, boundary)
     if not report.valid:
         raise ReferenceMismatchError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
     manifest = read_manifest(folder)
     missing = [f for f in families if f not in manifest.families]
     if missing:
         raise ReferenceMismatchError(f"--reference {folder} has no rows for {', '.join(missing)}.")
-    table = pa.concat_tables(open_table(folder / rel) for name in families for rel in manifest.family_files(name))
+    # The tables the check read, not read again (a file it could not read failed the check).
+    table = pa.concat_tables(
+        read[rel] if rel in read else open_table(folder / rel)
+        for name in families
+        for rel in manifest.family_files(name)
+    )
     hashes = {name: manifest.families[name].content_hash for name in families}
     return Reference(table, source or str(folder), hashes)

@@ -88,3 +88,16 @@ def test_the_known_file_hashes_are_the_committed_files_and_other_bytes_of_the_sa
         assert resolve_reference([family]).family_hashes[family] == RELEASE_CONTENT_HASHES[family]
     finally:
         packaged.packaged_rows.cache_clear()
+
+
+def test_a_release_folder_given_as_reference_is_read_once(monkeypatch):
+    """--reference DIR: the release check reads each data file, and the scorer uses those tables."""
+    from mathbode.schema import dataset
+
+    from .conftest import COMMITTED_DIST
+
+    real, reads = dataset.read_parquet, []
+    monkeypatch.setattr(dataset, "read_parquet", lambda path: reads.append(path) or real(path))
+    resolved = resolve_reference(list(layout().families), str(COMMITTED_DIST))
+    assert sorted(p.name for p in reads) == sorted(f"{f}.parquet" for f in layout().families)
+    assert resolved.table.num_rows == 47_040
