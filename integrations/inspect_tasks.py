@@ -201,73 +201,26 @@ def mathbode_task(
     )
 
 
-@task
-def smoke(
-    families: str = "all",
-    reference: str | None = None,
-    protocol: str = STATELESS,
-    history: int | str | None = DEFAULT_HISTORY,
-    one_shot: bool = False,
-) -> Task:
-    """SMOKE: 2 frequencies (4, 8 cycles), one phase, the first 2 question/amplitude pairs (1,280 rows)."""
-    return mathbode_task("SMOKE", families, reference, protocol, history, one_shot)
+def _preset_task(name: str, preset: str, summary: str) -> Any:
+    """The inspect task `mathbode/<name>`: `preset`, with the options every MathBode task has."""
+
+    def make(
+        families: str = "all",
+        reference: str | None = None,
+        protocol: str = STATELESS,
+        history: int | str | None = DEFAULT_HISTORY,
+        one_shot: bool = False,
+    ) -> Task:
+        return mathbode_task(preset, families, reference, protocol, history, one_shot)
+
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = summary
+    return task(name=name)(make)
 
 
-@task
-def mvp(
-    families: str = "all",
-    reference: str | None = None,
-    protocol: str = STATELESS,
-    history: int | str | None = DEFAULT_HISTORY,
-    one_shot: bool = False,
-) -> Task:
-    """MVP: 3 frequencies (4, 8, 16 cycles), one phase (1,920 rows)."""
-    return mathbode_task("MVP", families, reference, protocol, history, one_shot)
-
-
-@task
-def mvp_plus(
-    families: str = "all",
-    reference: str | None = None,
-    protocol: str = STATELESS,
-    history: int | str | None = DEFAULT_HISTORY,
-    one_shot: bool = False,
-) -> Task:
-    """MVP_PLUS: all 5 frequencies, three phases at 4 and 8 cycles."""
-    return mathbode_task("MVP_PLUS", families, reference, protocol, history, one_shot)
-
-
-@task
-def full(
-    families: str = "all",
-    reference: str | None = None,
-    protocol: str = STATELESS,
-    history: int | str | None = DEFAULT_HISTORY,
-    one_shot: bool = False,
-) -> Task:
-    """FULL: all 5 frequencies x 3 phases (9,600 rows)."""
-    return mathbode_task("FULL", families, reference, protocol, history, one_shot)
-
-
-@task
-def chirp_step(
-    families: str = "all",
-    reference: str | None = None,
-    protocol: str = STATELESS,
-    history: int | str | None = DEFAULT_HISTORY,
-    one_shot: bool = False,
-) -> Task:
-    """CHIRP_STEP: the chirp and step sweeps of question 0 (MB-Core and MB-Plus need sinusoids)."""
-    return mathbode_task("CHIRP_STEP", families, reference, protocol, history, one_shot)
-
-
-@task(name="all")
-def all_rows(
-    families: str = "all",
-    reference: str | None = None,
-    protocol: str = STATELESS,
-    history: int | str | None = DEFAULT_HISTORY,
-    one_shot: bool = False,
-) -> Task:
-    """ALL: every row of the release (47,040 rows: sinusoid, chirp and step)."""
-    return mathbode_task("ALL", families, reference, protocol, history, one_shot)
+smoke = _preset_task("smoke", "SMOKE", "SMOKE: frequencies 4 and 8, one phase, the first 2 question/amplitude pairs.")
+mvp = _preset_task("mvp", "MVP", "MVP: frequencies 4, 8 and 16, one phase.")
+mvp_plus = _preset_task("mvp_plus", "MVP_PLUS", "MVP_PLUS: all 5 frequencies, three phases at 4 and 8 cycles.")
+full = _preset_task("full", "FULL", "FULL: all 5 frequencies x 3 phases (9,600 rows).")
+chirp_step = _preset_task("chirp_step", "CHIRP_STEP", "CHIRP_STEP: the chirp and step sweeps of question 0.")
+all_rows = _preset_task("all", "ALL", "ALL: every row of the release (47,040: sinusoid, chirp and step).")

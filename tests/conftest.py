@@ -79,3 +79,22 @@ def by_sweep(rows):
     for r in rows:
         sweeps.setdefault(tuple(r[k] for k in key), []).append(r)
     return [sorted(s, key=lambda r: r["time_step"]) for s in sweeps.values()]
+
+
+def convert_and_score(tmp_path, logs, extra=()):
+    """`mathbode convert LOGS -o converted.jsonl`, then `mathbode score --json` of the result:
+    (the submission, what convert said, the scores document)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from mathbode.cli.convert import main as convert_cli
+    from mathbode.cli.score import main as score_cli
+
+    out = tmp_path / "converted.jsonl"
+    result = CliRunner().invoke(convert_cli, [*map(str, logs), "-o", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    scored = CliRunner().invoke(score_cli, [str(out), "--json", "--no-plots", "--out", str(tmp_path / "report")])
+    assert scored.exit_code == 0, scored.output
+    (scores,) = json.loads(scored.stdout)
+    return out, result.output, scores

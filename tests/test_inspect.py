@@ -25,11 +25,11 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from inspect_ai.solver import generate  # noqa: E402
 
 from mathbode.cli.convert import main as convert_cli  # noqa: E402
-from mathbode.cli.score import main as score_cli  # noqa: E402
 from mathbode.integrations.inspect_tasks import smoke  # noqa: E402
 from mathbode.schema import read_submission  # noqa: E402
 from mathbode.schema.parsing import truncate  # noqa: E402
 
+from .conftest import convert_and_score  # noqa: E402
 from .test_sequential import ALPHA, low_pass  # noqa: E402
 
 TWO = "linear_solve,similar_triangles"
@@ -70,16 +70,6 @@ def _eval(task, model, tmp_path, **kw):
     return log, metrics
 
 
-def _convert_and_score(tmp_path, *logs, extra=()):
-    out = tmp_path / "converted.jsonl"
-    result = CliRunner().invoke(convert_cli, [*map(str, logs), "-o", str(out), *extra])
-    assert result.exit_code == 0, result.output
-    scored = CliRunner().invoke(score_cli, [str(out), "--json", "--no-plots", "--out", str(tmp_path / "report")])
-    assert scored.exit_code == 0, scored.output
-    (scores,) = json.loads(scored.stdout)
-    return out, result.output, scores
-
-
 def test_an_exact_model_scores_1_by_task_name_and_its_log_scores_the_same(truth_by_prompt, tmp_path):
     log, metrics = _eval(smoke(families=TWO), scaled_model(truth_by_prompt, 1.0), tmp_path)
     assert log.eval.dataset.samples == 512
@@ -87,7 +77,7 @@ def test_an_exact_model_scores_1_by_task_name_and_its_log_scores_the_same(truth_
     assert metrics["mb_core_calibrated"] == 1.0 and metrics["mb_plus_calibrated"] == 1.0
     assert metrics["mb_core"] == pytest.approx(1.0, abs=TRUNCATION)
     assert metrics["gain_4"] == pytest.approx(1.0, abs=TRUNCATION) and abs(metrics["phase_deg_4"]) < 1e-9
-    out, said, scores = _convert_and_score(tmp_path, log.location)
+    out, said, scores = convert_and_score(tmp_path, [log.location])
     assert "1,280" not in said and "512 samples, 512 rows" in said
     sub = read_submission(out)
     assert len(sub.predictions) == 512 and sub.model == "mockllm/model"
@@ -139,7 +129,7 @@ def test_the_sequential_protocol_asks_what_mathbode_run_asks(truth_stub, tmp_pat
     argv += ["--families", "similar_triangles", "--protocol", "sequential", "--history", "8"]
     result = CliRunner().invoke(run_cli, argv, env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None})
     assert result.exit_code == 0, result.output
-    converted, _, _ = _convert_and_score(tmp_path, log.location)
+    converted, _, _ = convert_and_score(tmp_path, [log.location])
     theirs = {p.key: p.response for p in read_submission(converted).predictions}
     assert theirs == {p.key: p.response for p in read_submission(ours).predictions}
     assert read_submission(converted).conditions == {
@@ -170,7 +160,7 @@ def test_rows_the_model_failed_are_unanswered_lines_and_a_foreign_task_with_extr
     log, _ = _eval(task, scaled_model(truth_by_prompt, 1.0, fail_on=failing), tmp_path, fail_on_error=False)
     failed = sum(1 for r in rows if failing in r["prompt"])
     assert 0 < failed < 64
-    out, said, _ = _convert_and_score(tmp_path, log.location)
+    out, said, _ = convert_and_score(tmp_path, [log.location])
     assert f"65 samples, 64 rows; {failed} with no answer (written as prediction null)" in said
     assert "1 samples skipped: no MathBode key fields" in said
     sub = read_submission(out)

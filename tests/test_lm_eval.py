@@ -23,12 +23,11 @@ from lm_eval.loggers import EvaluationTracker  # noqa: E402
 from lm_eval.tasks import TaskManager  # noqa: E402
 
 from mathbode.cli.convert import main as convert_cli  # noqa: E402
-from mathbode.cli.score import main as score_cli  # noqa: E402
 from mathbode.integrations.lm_eval_tasks import FOLDER  # noqa: E402
 from mathbode.schema import layout, read_submission  # noqa: E402
 from mathbode.schema.parsing import truncate  # noqa: E402
 
-from .conftest import COMMITTED_DIST  # noqa: E402
+from .conftest import COMMITTED_DIST, convert_and_score  # noqa: E402
 
 #: As in test_inspect: 6-decimal truncation moves a gain or MB-Core by less than 1e-4.
 TRUNCATION = 1e-4
@@ -57,16 +56,6 @@ def truth_by_prompt(reference):
     return dict(zip(table.column("prompt").to_pylist(), table.column("ground_truth").to_pylist(), strict=True))
 
 
-def _convert_and_score(tmp_path, logs):
-    out = tmp_path / "converted.jsonl"
-    result = CliRunner().invoke(convert_cli, [*map(str, logs), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    scored = CliRunner().invoke(score_cli, [str(out), "--json", "--no-plots", "--out", str(tmp_path / "report")])
-    assert scored.exit_code == 0, scored.output
-    (scores,) = json.loads(scored.stdout)
-    return out, result.output, scores
-
-
 def test_the_family_group_of_a_pure_gain_reads_0_9_and_its_samples_score_the_same(truth_by_prompt, tmp_path):
     results = simple_evaluate(
         model=ScaledModel(truth_by_prompt, 0.9),
@@ -88,7 +77,7 @@ def test_the_family_group_of_a_pure_gain_reads_0_9_and_its_samples_score_the_sam
         tracker.save_results_samples(task_name=name, samples=results["samples"][name])
     files = sorted((tmp_path / "out").rglob("samples_*.jsonl"))
     assert len(files) == 5
-    out, said, scores = _convert_and_score(tmp_path, files)
+    out, said, scores = convert_and_score(tmp_path, files)
     assert said.count("256 samples, 256 rows") == 5
     assert len(read_submission(out).predictions) == 1280
     assert scores["preset"] == "SMOKE" and scores["num_rows"] == 1280
@@ -116,7 +105,7 @@ def test_lm_eval_on_the_command_line_against_a_server_then_convert(truth_stub, t
     )
     assert run.returncode == 0, run.stderr[-3000:]
     (samples,) = (tmp_path / "out").rglob("samples_*.jsonl")
-    out, said, scores = _convert_and_score(tmp_path, [samples])
+    out, said, scores = convert_and_score(tmp_path, [samples])
     assert "256 samples, 256 rows" in said
     assert read_submission(out).model == "truth"  # from the results file beside the samples
     assert scores["families"]["similar_triangles"]["mb_core_calibrated"] == 1.0
