@@ -19,7 +19,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -310,7 +310,7 @@ def mcnemar(only_a: int, only_b: int) -> float:
     return math.erfc(math.sqrt(statistic / 2))
 
 
-def paired_correctness(a: dict[Any, bool], b: dict[Any, bool]) -> dict[str, Any]:
+def paired_correctness(a: Mapping[Any, bool], b: Mapping[Any, bool]) -> dict[str, Any]:
     """McNemar's test on the rows both were scored on (each: row key -> answer correct)."""
     shared = a.keys() & b.keys()
     only_a = sum(1 for k in shared if a[k] and not b[k])
