@@ -154,7 +154,7 @@ def sweep_conversation(history: int | None = DEFAULT_HISTORY, one_shot: bool = F
 
 def mathbode_task(
     preset: str,
-    families: str = "all",
+    families: str | list[str] = "all",
     reference: str | None = None,
     protocol: str = STATELESS,
     history: int | str | None = DEFAULT_HISTORY,
@@ -205,7 +205,7 @@ def _preset_task(name: str, preset: str, summary: str) -> Any:
     """The inspect task `mathbode/<name>`: `preset`, with the options every MathBode task has."""
 
     def make(
-        families: str = "all",
+        families: str | list[str] = "all",
         reference: str | None = None,
         protocol: str = STATELESS,
         history: int | str | None = DEFAULT_HISTORY,

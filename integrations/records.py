@@ -47,10 +47,11 @@ class TaskRows:
     rows: list[dict[str, Any]]
 
 
-def task_rows(preset: str, families: str = "all", reference: str | None = None) -> TaskRows:
-    """A preset's rows of `families` (`all` or comma-separated names) from the packaged canonical
-    rows, a release folder, or `hub:ORG/NAME[@REV]`."""
-    names = layout().family_names(families)
+def task_rows(preset: str, families: str | list[str] = "all", reference: str | None = None) -> TaskRows:
+    """A preset's rows of `families` (`all`, comma-separated names, or a list of names: inspect's
+    `-T families=a,b` gives a list) from the packaged canonical rows, a release folder, or
+    `hub:ORG/NAME[@REV]`."""
+    names = layout().family_names(families if isinstance(families, str) else ",".join(map(str, families)))
     ref = resolve_reference(names, reference)
     return TaskRows(preset, names, ref, select_rows(ref.table, preset))
 

@@ -103,6 +103,7 @@ def test_a_pure_gain_of_0_9_reads_gain_0_9_and_phase_0(truth_by_prompt, tmp_path
 def test_a_task_of_some_families_scores_those_families_and_refuses_unknown_names(truth_by_prompt, tmp_path):
     task = smoke(families="similar_triangles")
     assert len(task.dataset) == 256
+    assert len(smoke(families=["similar_triangles", "linear_solve"]).dataset) == 512  # -T families=a,b
     assert {s.metadata["family"] for s in task.dataset} == {"similar_triangles"}
     with pytest.raises(Exception, match="Unknown family 'linear_slove'. Did you mean 'linear_solve'"):
         smoke(families="linear_slove")
