@@ -213,3 +213,14 @@ def test_inspect_eval_on_the_command_line_then_convert_and_score_gives_1280_rows
     assert scores["num_rows"] == 1280 and scores["preset"] == "SMOKE" and scores["model"] == "openai-api/local/truth"
     assert scores["overall"]["mb_core"] == pytest.approx(1.0, abs=TRUNCATION)  # prints as 1.0000
     assert scores["overall"]["mb_core_calibrated"] == 1.0
+
+
+def test_an_inspect_log_without_the_inspect_extra_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # as if inspect-ai were not installed
+    log = tmp_path / "run.eval"
+    log.write_bytes(b"PK\x03\x04")
+    result = CliRunner().invoke(convert_cli, [str(log), "-o", str(tmp_path / "p.jsonl")])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: {log}: reading an inspect-ai log needs inspect-ai. Install it with: pip install 'mathbode[inspect]'\n"
+    )
