@@ -4,11 +4,14 @@
 
 Each command is timed beside the baseline commit's (`common.BASELINE_COMMIT`, run from the same
 Python on the same files), alternating runs, median of `--repeat`; the ratio is baseline / now.
+The submission's check is also timed beside `python -c "import pandas, pyarrow.parquet, sympy"`
+(what loading the usual tools costs before reading a line; issue #25 asks for 0.8x of it or less).
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -46,6 +49,13 @@ def main() -> None:
             print(
                 f"  mathbode-validate {label}: {now:.3f} s; baseline {then:.3f} s; baseline / now = {then / now:.2f}x"
             )
+        imports = [sys.executable, "-c", "import pandas, pyarrow.parquet, sympy"]
+        now, then = alternate([validate, str(sub)], imports, args.repeat)
+        print(
+            f"  mathbode-validate submission {now:.3f} s; importing pandas, pyarrow.parquet, sympy {then:.3f} s: ",
+            end="",
+        )
+        print(f"{now / then:.2f}x of the imports")
         for label, target in (("release", args.dist), ("submission", sub)):
             _, peak = peak_rss_mb([validate, str(target)])
             _, base_peak = peak_rss_mb([*baseline, str(target)])
