@@ -69,7 +69,7 @@ def _scores(items: tuple[tuple[str, str | None, str], ...]) -> dict[str, float]:
 
 
 def _aggregate(name: str, items: list[tuple[str, str | None, str]]) -> float:
-    return _scores(tuple(items)).get(name, math.nan)
+    return _scores(tuple(map(tuple, items))).get(name, math.nan)  # items may come back as lists
 
 
 def mb_core(items: list[Any]) -> float:
