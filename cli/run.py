@@ -13,7 +13,7 @@ from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
-from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig
+from mathbode.runner.config import DEFAULT_HISTORY, PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
 from mathbode.runner.protocols import distinct_prompts
@@ -41,22 +41,16 @@ def _system_prompt(value: str | None) -> str | None:
         raise UsageError(f"--system-prompt {value}: cannot read {path} ({err.strerror}).") from None
 
 
-#: Earlier exchanges a sequential conversation keeps by default: a period at 8 cycles, and about
-#: (8 + 1) x (prompt + answer) tokens, within a 2,048-token context for short answers.
-DEFAULT_HISTORY = 8
-
-
 def _history(protocol: str, value: str | None) -> int | None:
     """--history: N (1 or more) or 'all' (None), sequential only."""
     if value is None:
         return DEFAULT_HISTORY if protocol == SEQUENTIAL else None
     if protocol != SEQUENTIAL:
         raise UsageError("--history goes with --protocol sequential.")
-    if value.strip().lower() == "all":
-        return None
-    if not value.strip().isdigit() or int(value) < 1:
-        raise UsageError(f"--history {value}: a number of exchanges (1 or more) or 'all'.")
-    return int(value)
+    try:
+        return history_window(value)
+    except ValueError:
+        raise UsageError(f"--history {value}: a number of exchanges (1 or more) or 'all'.") from None
 
 
 @click.command(context_settings=CONTEXT)

@@ -121,7 +121,7 @@ def answer_values(predictions: list[Prediction], parser: Parser = STRICT) -> lis
                 value = parsed[p.response] = parser.parse(p.response)
             out.append(value)
         else:
-            out.append(math.nan if p.prediction is None else truncate(p.prediction))
+            out.append(answer_value(p, parser))
     return out
 
 

@@ -16,9 +16,8 @@ from typing import Any
 import datasets
 
 from mathbode.hub.reference import resolve_reference
-from mathbode.runner.config import STATELESS
 
-from .records import conditions, headline, key_of, score_answers, task_rows
+from .records import headline, is_exact, key_of, request_config, score_answers, task_rows
 
 #: The column that tells an answer which reference its row came from (the aggregations see only answers).
 REFERENCE_COLUMN = "mathbode_reference"
@@ -47,11 +46,8 @@ def load_rows(
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     """`exact` (1 when the answer is the truth truncated to six decimals) and, for each Bode
     metric, the answer with its row's key (scored together by the aggregation)."""
-    from mathbode.schema.parsing import STRICT, truncate
-
     response = results[0] if results and isinstance(results[0], str) else None
-    value = STRICT.parse(response) if response is not None else math.nan
-    exact = float(not math.isnan(value) and value == truncate(float(doc["ground_truth"])))
+    exact = float(is_exact(response, float(doc["ground_truth"])))
     item = (json.dumps(key_of(doc)), response, doc.get(REFERENCE_COLUMN) or "")
     return {"exact": exact, **{name: item for name in BODE_METRICS}}
 
@@ -63,7 +59,7 @@ def _scores(items: tuple[tuple[str, str | None, str], ...]) -> dict[str, float]:
     reference = items[0][2] or None if items else None
     families = list(dict.fromkeys(fields["family"] for fields, _ in answers))
     scored = score_answers(
-        answers, resolve_reference(families, reference), families, "lm-eval", conditions(STATELESS, None, False)
+        answers, resolve_reference(families, reference), families, "lm-eval", request_config().conditions()
     )
     return headline(scored)
 

@@ -19,7 +19,6 @@ phase. `mathbode convert` turns the log into a submission for `mathbode score`'s
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from inspect_ai import Task, task
@@ -46,18 +45,17 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from mathbode.core.version import __version__
 from mathbode.hub.reference import resolve_reference
-from mathbode.runner.config import SEQUENTIAL, STATELESS, RunConfig
-from mathbode.schema.parsing import STRICT, truncate
+from mathbode.runner.config import DEFAULT_HISTORY, SEQUENTIAL, STATELESS, RunConfig
 
 from .records import (
-    DEFAULT_HISTORY,
     STEPS,
     TASK_PRESETS,
     check_protocol,
-    conditions,
     headline,
+    is_exact,
     key_of,
     parse_history,
+    request_config,
     sample_id,
     score_answers,
     sweeps,
@@ -66,12 +64,6 @@ from .records import (
 
 #: The runner's request defaults: greedy decoding, room for a short answer.
 GENERATE_DEFAULTS = GenerateConfig(temperature=0.0, max_tokens=256)
-
-
-def _exact(response: str | None, truth: float) -> bool:
-    """Whether a response's number is the truth truncated to six decimals (the scorer's `correct`)."""
-    value = STRICT.parse(response) if response is not None else math.nan
-    return not math.isnan(value) and value == truncate(truth)
 
 
 @metric
@@ -93,7 +85,7 @@ def bode(
                 answers += [(step, step.get("response")) for step in steps]
             elif sample_score.sample_metadata:
                 answers.append((sample_score.sample_metadata, sample_score.score.answer))
-        how = conditions(protocol, history, one_shot)
+        how = request_config(protocol, history, one_shot).conditions()
         scored = score_answers(answers, resolve_reference(families, reference), families, "inspect", how)
         return headline(scored)
 
@@ -108,10 +100,10 @@ def answers() -> Any:
     async def score(state: TaskState, target: Target) -> Score:
         steps = state.metadata.get(STEPS)
         if steps is not None:
-            hits = [_exact(step.get("response"), step["ground_truth"]) for step in steps]
+            hits = [is_exact(step.get("response"), step["ground_truth"]) for step in steps]
             return Score(value=sum(hits) / len(hits), metadata={STEPS: steps})
         completion = state.output.completion if state.output else None
-        return Score(value=1.0 if _exact(completion, float(target.text)) else 0.0, answer=completion)
+        return Score(value=1.0 if is_exact(completion, float(target.text)) else 0.0, answer=completion)
 
     return score
 
@@ -126,7 +118,7 @@ def prompt_format(one_shot: bool = False) -> Solver:
     """The prompt as `mathbode run` sends it: the row's prompt, after the one-shot example if asked."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        config = RunConfig(model="inspect", one_shot=one_shot)
+        config = request_config(one_shot=one_shot)
         state.messages = _messages(config, state.input_text, [])
         return state
 
@@ -139,7 +131,7 @@ def sweep_conversation(history: int | None = DEFAULT_HISTORY, one_shot: bool = F
     turn the step's whole prompt after the last `history` exchanges (None: all of them)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        config = RunConfig(model="inspect", protocol=SEQUENTIAL, history=history, one_shot=one_shot)
+        config = request_config(SEQUENTIAL, history, one_shot)
         steps = state.metadata[STEPS]
         exchanges: list[tuple[str, str]] = []
         for step in steps:
@@ -196,7 +188,7 @@ def mathbode_task(
             "preset": preset,
             "families": found.families,
             "reference": found.reference.provenance(),
-            **conditions(protocol, window, one_shot),
+            **request_config(protocol, window, one_shot).conditions(),
         },
     )
 

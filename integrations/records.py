@@ -14,9 +14,10 @@ from mathbode.evaluator.aggregate import HEADLINE, PAPER_CONFIG, overall
 from mathbode.evaluator.angles import angle_mean
 from mathbode.evaluator.scoring import Scored, score
 from mathbode.hub.reference import resolve_reference
-from mathbode.runner.config import SEQUENTIAL, STATELESS
+from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.schema.keys import RowKey, row_key
 from mathbode.schema.layout import layout
+from mathbode.schema.parsing import STRICT, truncate
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import KEY_FIELDS, select_rows
 from mathbode.schema.submission import Prediction
@@ -33,8 +34,6 @@ TASK_PRESETS = {
 #: A sequential sample's metadata field: the sweep's steps in time order, each its key fields,
 #: prompt and (once asked) `response`.
 STEPS = "mathbode_steps"
-#: The sequential protocol's default window, as `mathbode run` has it: one period at 8 cycles.
-DEFAULT_HISTORY = 8
 
 
 @dataclass(frozen=True)
@@ -80,31 +79,32 @@ def key_of(fields: Mapping[str, Any]) -> dict[str, Any]:
     return {name: fields[name] for name in KEY_FIELDS}
 
 
-def conditions(protocol: str, history: int | None, one_shot: bool) -> dict[str, str]:
-    """What the scorer records about how the answers were obtained (as `mathbode run` writes it)."""
-    out = {"answer_format": "free", "prompting": "one-shot" if one_shot else "zero-shot", "protocol": protocol}
-    if protocol == SEQUENTIAL:
-        out["history"] = "all" if history is None else str(history)
-    return out
+def request_config(protocol: str = STATELESS, history: int | None = None, one_shot: bool = False) -> RunConfig:
+    """How a framework task asks, as the runner's own request settings: its prompts (the history
+    window, the one-shot example) and the conditions every answer is recorded with."""
+    return RunConfig(model="framework", protocol=protocol, history=history, one_shot=one_shot)
 
 
 def parse_history(history: int | str | None) -> int | None:
     """A task's `history` option: a positive number of earlier exchanges, or `all` (None)."""
-    if history is None or (isinstance(history, str) and history.strip().lower() == "all"):
+    if history is None:
         return None
     try:
-        value = int(history)
-    except (TypeError, ValueError):
+        return history_window(history)
+    except ValueError:
         raise ValueError(f"history={history!r}: give a positive number of earlier exchanges, or 'all'") from None
-    if value < 1:
-        raise ValueError(f"history={history!r}: give a positive number of earlier exchanges, or 'all'")
-    return value
 
 
 def check_protocol(protocol: str) -> str:
-    if protocol not in (STATELESS, SEQUENTIAL):
+    if protocol not in PROTOCOLS:
         raise ValueError(f"protocol={protocol!r}: choose {STATELESS!r} (the paper's) or {SEQUENTIAL!r}")
     return protocol
+
+
+def is_exact(response: str | None, truth: float) -> bool:
+    """Whether a response's number is the truth truncated to six decimals (the scorer's `correct`)."""
+    value = STRICT.parse(response) if response is not None else math.nan
+    return not math.isnan(value) and value == truncate(truth)
 
 
 def predictions(answers: Iterable[tuple[Mapping[str, Any], str | None]]) -> list[Prediction]:

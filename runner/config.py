@@ -13,6 +13,24 @@ from .formats import MECHANISMS, one_shot_messages
 
 STATELESS, SEQUENTIAL = "stateless", "sequential"
 PROTOCOLS = (STATELESS, SEQUENTIAL)
+#: Earlier exchanges a sequential conversation keeps by default: a period at 8 cycles, and about
+#: (8 + 1) x (prompt + answer) tokens, within a 2,048-token context for short answers.
+DEFAULT_HISTORY = 8
+
+
+def history_window(value: int | str) -> int | None:
+    """A history given as `all` (None: every earlier exchange) or a number of exchanges, 1 or
+    more (ValueError otherwise): `mathbode run --history` and the framework tasks' option."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "all":
+            return None
+        if not text.isdigit():
+            raise ValueError(value)
+        value = int(text)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(value)
+    return value
 
 
 @dataclass(frozen=True)
