@@ -8,6 +8,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import click
+import numpy as np
 
 from mathbode.core.atomic import check_replaceable
 from mathbode.core.errors import MathBodeError
@@ -263,11 +264,12 @@ def _score_files(
         if not sub.report.valid:
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
         submissions.append(sub)
-    answered = {p.key.family for s in submissions for p in s.predictions}
-    families = [f for f in layout().families if f in answered]
+    lay = layout()
+    answered = {int(f) for s in submissions for f in np.unique(s.answers.row // lay.rows_per_family)}
+    families = [f for n, f in enumerate(lay.families) if n in answered]
     ref = resolve_reference(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
     return [
-        score(s.predictions, ref, label, s.model, preset, config, s.conditions, parser, resamples)
+        score(s.answers, ref, label, s.model, preset, config, s.conditions, parser, resamples)
         for s, label in zip(submissions, labels, strict=True)
     ]

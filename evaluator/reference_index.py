@@ -1,8 +1,7 @@
 """The reference's rows arranged once for scoring, shared by every submission scored against it.
 
-Scoring ten submissions in one call reads the canonical rows, keys them and truncates their
-truth once: each submission then costs its own answers only (a dictionary lookup per line
-and array gathers), not a rebuild of 47,040 keys.
+Scoring ten submissions in one call reads the canonical rows, numbers them and truncates their
+truth once: each submission then costs its own answers only (array gathers by row_id).
 """
 
 from __future__ import annotations
@@ -14,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mathbode.schema.keys import RowKey, SweepKey, row_keys
+from mathbode.core.errors import MathBodeError
+from mathbode.schema.keys import SweepKey, canonical_row_ids, canonical_sweep_order
 from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.parsing import truncate_array
 from mathbode.schema.reference import Reference
@@ -22,15 +22,15 @@ from mathbode.schema.reference import Reference
 
 @dataclass(frozen=True)
 class ReferenceIndex:
-    """Every row of a reference: its key, its truth, and where each sweep's steps are."""
+    """Every row of a reference: its row_id, its truth, and where each sweep's steps are."""
 
-    #: Row keys in the reference's order.
-    keys: list[RowKey]
-    #: Row key -> position.
-    position: dict[RowKey, int]
-    #: Ground truth per row, then NaN at position `len(keys)`, where a step the reference lacks points.
+    #: Each row's row_id (position in the canonical order), in the reference's order.
+    rows: np.ndarray
+    #: Per row_id, its position in the reference; `size + 1` for a row the reference does not hold.
+    position_of_row: np.ndarray
+    #: Ground truth per row, then NaN at position `size`, where a step the reference lacks points.
     truth: np.ndarray
-    #: Sweep key -> the positions of its steps, in time order (`len(keys)` where the reference lacks one).
+    #: Sweep key -> the positions of its steps, in time order (`size` where the reference lacks one).
     steps: dict[SweepKey, np.ndarray]
     #: Sinusoid sweeps in canonical order (families in layout order, then key order).
     sinusoid_sweeps: list[SweepKey]
@@ -42,18 +42,17 @@ class ReferenceIndex:
     #: Per row, its family's position in the layout's list.
     family_code: np.ndarray
 
-    def positions(self, keys: list[RowKey]) -> np.ndarray:
-        """Each key's position; `len(self.keys) + 1` for a key the reference does not hold."""
-        get, missing = self.position.get, len(self.keys) + 1
-        return np.fromiter((get(key, missing) for key in keys), np.int64, len(keys))
+    @property
+    def size(self) -> int:
+        """The number of rows."""
+        return len(self.rows)
 
-    def answer_array(self, keys: list[RowKey], values: list[float], where: np.ndarray | None = None) -> np.ndarray:
-        """Answers over the reference's positions, NaN where none (and at `len(keys)`); answers to
-        keys the reference does not hold are dropped. `where`: the keys' `positions`, if known."""
-        n = len(self.keys)
-        out = np.full(n + 2, np.nan)
-        out[self.positions(keys) if where is None else where] = values
-        return out[: n + 1]
+    def answer_array(self, values: np.ndarray, where: np.ndarray) -> np.ndarray:
+        """Answers over the reference's positions (`where`: each answer's, from `position_of_row`),
+        NaN where none (and at `size`); answers to rows the reference does not hold are dropped."""
+        out = np.full(self.size + 2, np.nan)
+        out[where] = values
+        return out[: self.size + 1]
 
     @cached_property
     def exact(self) -> np.ndarray:
@@ -79,20 +78,23 @@ def _build(reference: Reference) -> ReferenceIndex:
     lay = layout()
     T = lay.time_steps
     table = reference.table
-    keys = row_keys({name: table.column(name).to_pylist() for name in lay.key})
-    truth = np.append(np.asarray(table.column("ground_truth").to_numpy(zero_copy_only=False), dtype=float), np.nan)
-    position = dict(zip(keys, range(len(keys)), strict=True))
-    # Each row's sweep (its key less the step) numbered once; the steps then land in one array.
-    numbering: dict[tuple[object, ...], int] = {}
-    sweep_of = np.fromiter((numbering.setdefault(key[:-1], len(numbering)) for key in keys), np.int64, len(keys))
-    grid = np.full((len(numbering), T), len(keys), dtype=np.int64)
-    grid[sweep_of, np.asarray(table.column("time_step").to_numpy(), dtype=np.int64)] = np.arange(len(keys))
-    steps: dict[SweepKey, np.ndarray] = {SweepKey._make(sweep): grid[j] for sweep, j in numbering.items()}
+    rows = canonical_row_ids({name: table.column(name) for name in lay.key})
+    if rows is None or (rows < 0).any():
+        raise MathBodeError(f"{reference.source}: a reference row has a key outside the canonical split.")
+    n = len(rows)
+    order = canonical_sweep_order()
+    position_of_row = np.full(len(order) * T, n + 1, dtype=np.int64)
+    position_of_row[rows] = np.arange(n)
+    truth = np.append(np.asarray(table.column("ground_truth").to_numpy(), dtype=float), np.nan)
+    # Each sweep's steps in one grid row (sweep number = row_id // T, step = row_id % T).
+    grid = np.full((len(order), T), n, dtype=np.int64)
+    grid[rows // T, rows % T] = np.arange(n)
+    steps: dict[SweepKey, np.ndarray] = {order[s]: grid[s] for s in np.unique(rows // T).tolist()}
     rank = {family: n for n, family in enumerate(lay.families)}
     ordered = sorted(steps, key=lambda s: (rank[s.family], s[1:4], s[4] or 0.0, s[5] or 0.0))
     return ReferenceIndex(
-        keys=keys,
-        position=position,
+        rows=rows,
+        position_of_row=position_of_row,
         truth=truth,
         steps=steps,
         sinusoid_sweeps=[s for s in ordered if s.signal_type == SINUSOID],

@@ -7,18 +7,25 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from mathbode.core.version import __version__
-from mathbode.schema.keys import RowKey, SweepKey, canonical_sweeps, preset_sweep_keys
+from mathbode.schema.answers import Answers, Prediction
+from mathbode.schema.keys import (
+    RowKey,
+    SweepKey,
+    canonical_sweep_order,
+    canonical_sweeps,
+    preset_sweep_keys,
+    row_key_of,
+)
 from mathbode.schema.layout import SINUSOID, layout
-from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate
+from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate_array
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
-from mathbode.schema.submission import Prediction
 
 from .aggregate import (
     PAPER_CONFIG,
@@ -82,15 +89,15 @@ class _CorrectRows(Mapping[RowKey, bool]):
     """Row key -> correct, for the rows in scope; the mapping is made when first read (only a
     comparison of two submissions reads it)."""
 
-    def __init__(self, keys: list[RowKey], where: np.ndarray, hits: np.ndarray) -> None:
-        self._keys, self._where, self._hits = keys, where, hits
+    def __init__(self, rows: np.ndarray, where: np.ndarray, hits: np.ndarray) -> None:
+        self._row_ids, self._where, self._hits = rows, where, hits
         self._made: dict[RowKey, bool] | None = None
 
     @property
     def _rows(self) -> dict[RowKey, bool]:
         if self._made is None:
-            keys = self._keys
-            self._made = dict(zip([keys[i] for i in self._where.tolist()], self._hits.tolist(), strict=True))
+            keys = list(map(row_key_of, self._row_ids[self._where].tolist()))
+            self._made = dict(zip(keys, self._hits.tolist(), strict=True))
         return self._made
 
     def __getitem__(self, key: RowKey) -> bool:
@@ -103,26 +110,26 @@ class _CorrectRows(Mapping[RowKey, bool]):
         return len(self._where)
 
 
-def answer_value(p: Prediction, parser: Parser = STRICT) -> float:
-    """The number a line contributes: its parsed response, or its prediction truncated to six decimals."""
-    if p.has_response:
-        return parser.parse(p.response)
-    return math.nan if p.prediction is None else truncate(p.prediction)
-
-
-def answer_values(predictions: list[Prediction], parser: Parser = STRICT) -> list[float]:
-    """`answer_value` of every line; a response text repeated across lines is parsed once."""
+def answer_values(answers: Answers, parser: Parser = STRICT) -> np.ndarray:
+    """The number each line contributes: its parsed response (a text repeated across lines is
+    parsed once), or its prediction truncated to six decimals; NaN for none."""
+    out = truncate_array(answers.prediction)
     parsed: dict[str | None, float] = {}
-    out = []
-    for p in predictions:
-        if p.has_response:
-            value = parsed.get(p.response)
-            if value is None:
-                value = parsed[p.response] = parser.parse(p.response)
-            out.append(value)
-        else:
-            out.append(answer_value(p, parser))
+    responses = answers.response
+    for i in np.flatnonzero(answers.has_response).tolist():
+        text = responses[i]
+        value = parsed.get(text)
+        if value is None:
+            value = parsed[text] = parser.parse(text)
+        out[i] = value
     return out
+
+
+@cache
+def _sinusoid_rows() -> np.ndarray:
+    """Per row_id, whether the row is a sinusoid's."""
+    sweeps = [sweep.signal_type == SINUSOID for sweep in canonical_sweep_order()]
+    return np.repeat(np.array(sweeps, dtype=bool), layout().time_steps)
 
 
 @cache
@@ -168,35 +175,38 @@ def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
     return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET))}
 
 
-def _preset_rows(preset: str, sinusoid: list[tuple[Prediction, float]], transient: list[RowKey]) -> dict[str, Any]:
-    """How many of a named preset's rows (every family) the file answered: a SMOKE file scored as
-    FULL answers 1,280 of 9,600 rows, and the rest count as non-compliant in MB-Plus."""
+def _preset_rows(preset: str, answered: Mapping[SweepKey, int]) -> dict[str, Any]:
+    """How many of a named preset's rows (every family) the file answered (`answered`: lines per
+    sweep): a SMOKE file scored as FULL answers 1,280 of 9,600 rows, and the rest count as
+    non-compliant in MB-Plus."""
     lay = layout()
     wanted = scored_sweeps(preset) if preset in [*lay.presets, ALL_PRESET] else frozenset()
-    transient_wanted = transient_scope(preset, set(lay.families))
-    answered = sum(1 for p, _ in sinusoid if p.key[:-1] in wanted)
-    answered += sum(1 for k in transient if k.sweep in transient_wanted)
-    return {"preset": preset, "answered": answered, "rows": (len(wanted) + len(transient_wanted)) * lay.time_steps}
+    wanted = wanted | transient_scope(preset, set(lay.families))
+    rows = len(wanted) * lay.time_steps
+    return {"preset": preset, "answered": sum(n for s, n in answered.items() if s in wanted), "rows": rows}
 
 
 def _repeatability(
-    predictions: list[Prediction], values: list[float], where: np.ndarray, index: Any, conditions: dict[str, str]
+    answers: Answers, values: np.ndarray, where: np.ndarray, index: Any, conditions: dict[str, str]
 ) -> dict[str, Any]:
     """Repeatability of the file's answers (see `repeatability`), or why it was not measured."""
     if conditions.get("dedupe") == "yes":
         return {"measured": False, "note": "deduplicated: each distinct prompt was asked once"}
     if conditions.get("protocol", "stateless") != "stateless":
         return {"measured": False, "note": "a conversation's turns are not repeats of one question"}
-    answered = where < len(index.keys)
+    answered = where < index.size
     # An answer's identity: its response text, or its number (written apart from any text).
-    texts = [p.response if p.has_response else f"\0{v!r}" for p, v in zip(predictions, values, strict=True)]
+    texts = [
+        text if has else f"\0{v!r}"
+        for text, has, v in zip(answers.response, answers.has_response.tolist(), values.tolist(), strict=True)
+    ]
     identity = np.asarray(pa.array(texts, type=pa.string()).dictionary_encode().indices, dtype=np.int64)
     at = where[answered]
     found = repeatability(
         index.family_code[at],
         index.prompt_id[at],
         identity[answered],
-        np.asarray(values, dtype=float)[answered],
+        values[answered],
         list(layout().families),
     )
     if found is None:
@@ -254,7 +264,7 @@ def provenance(reference: Reference, config: ScoreConfig, preset: str, parser: P
 
 
 def score(
-    predictions: list[Prediction],
+    answers: Answers | Sequence[Prediction],
     reference: Reference,
     label: str,
     model: str | None = None,
@@ -264,27 +274,33 @@ def score(
     parser: Parser = STRICT,
     resamples: int = 0,
 ) -> Scored:
-    """Measure one submission. `preset` limits the sweeps; by default every sinusoid sweep it answers.
+    """Measure one submission (its `Answers`, or its lines as `Prediction`s). `preset` limits the
+    sweeps; by default every sinusoid sweep it answers.
 
     `resamples` > 0 adds 95 % bootstrap intervals of the headline scores (see `uncertainty`).
     """
+    if not isinstance(answers, Answers):
+        answers = Answers.of(answers)
     lay = layout()
     T = lay.time_steps
     index = reference_index(reference)
     # Every answer in one array over the reference's rows (NaN: not answered or non-compliant).
-    values = answer_values(predictions, parser)
-    where_all = index.positions([p.key for p in predictions])
-    y_all = index.answer_array([], values, where_all)
-    sinusoid = [(p, v) for p, v in zip(predictions, values, strict=True) if p.key.signal_type == SINUSOID]
-    transient_keys = [p.key for p in predictions if p.key.signal_type != SINUSOID]
-    answered_families = {p.key.family for p, _ in sinusoid}
-    # A sweep as a plain tuple (a row key less its step): equal to, and hashed as, its SweepKey.
-    touched: set[SweepKey] = {p.key[:-1] for p, _ in sinusoid}  # type: ignore[misc]
-    transient_sweeps = {k.sweep for k in transient_keys}
+    values = answer_values(answers, parser)
+    where_all = index.position_of_row[answers.row]
+    y_all = index.answer_array(values, where_all)
+    # The sweeps answered (sweep number = row_id // T), each with its count of lines.
+    sinusoid_line = _sinusoid_rows()[answers.row]
+    order = canonical_sweep_order()
+    sweep_numbers, counts = np.unique(answers.row // T, return_counts=True)
+    answered = {order[s]: n for s, n in zip(sweep_numbers.tolist(), counts.tolist(), strict=True)}
+    touched: set[SweepKey] = {s for s in answered if s.signal_type == SINUSOID}
+    transient_sweeps = {s for s in answered if s.signal_type != SINUSOID}
+    answered_families = {s.family for s in touched}
     if preset:
         preset_name = lay.preset_name(preset) if preset.upper() != ALL_PRESET else ALL_PRESET
         in_scope = {s for s in scored_sweeps(preset_name) if s.family in answered_families}
-        transient_sweeps |= transient_scope(preset_name, answered_families | {k.family for k in transient_keys})
+        transient_families = answered_families | {s.family for s in transient_sweeps}
+        transient_sweeps |= transient_scope(preset_name, transient_families)
     else:
         in_scope, preset_name = touched, detect_preset(touched, transient_sweeps)
 
@@ -307,12 +323,10 @@ def score(
     # Correct = the answer is the truth truncated to six decimals (missing answers are not).
     hits = y == index.exact[where]
     # The lines in scope: those whose row is a step of a scoped sweep (the rest are not scored).
-    scoped_row = np.zeros(len(index.keys) + 2, dtype=bool)
+    scoped_row = np.zeros(index.size + 2, dtype=bool)
     scoped_row[where.ravel()] = True
     in_scope_line = scoped_row[where_all]
-    unanswered = [
-        (predictions[i], values[i]) for i in np.flatnonzero(in_scope_line & np.isnan(np.asarray(values, dtype=float)))
-    ]
+    unanswered = [(answers.at(i), values[i]) for i in np.flatnonzero(in_scope_line & np.isnan(values)).tolist()]
     rows = hits.size
     accuracy = {
         "correct": int(hits.sum()),
@@ -324,13 +338,13 @@ def score(
     if resamples > 0 and n_sweeps:
         extra["intervals"], bars = bootstrap(sweeps, config, resamples, tuple(lay.families))
         summary = summary.join(bars, on=["family", "frequency_cycles"])
-    extra["repeatability"] = _repeatability(predictions, values, where_all, index, conditions or {})
+    extra["repeatability"] = _repeatability(answers, values, where_all, index, conditions or {})
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
     transient_answers = {
         "rows": len(transient_where),
-        "answered": len(transient_keys),
+        "answered": int((~sinusoid_line).sum()),
         "compliant": int(np.isfinite(y_all[transient_where]).sum()) if transient_where else 0,
     }
     if transient_sweeps:
@@ -351,7 +365,7 @@ def score(
             "num_answers": int(np.isfinite(y).sum()),
             "num_rows": int(y.size),
             "transient_answers": transient_answers,
-            "preset_rows": _preset_rows(preset_name, sinusoid, transient_keys) if preset else None,
+            "preset_rows": _preset_rows(preset_name, answered) if preset else None,
             "coverage": preset_coverage(touched) if touched else None,
             "conditions": {**DEFAULT_CONDITIONS, **(conditions or {})},
             "non_compliant": non_compliance(unanswered, parser, total=int(in_scope_line.sum())),
@@ -359,7 +373,7 @@ def score(
             **extra,
         },
         provenance=provenance(reference, config, preset_name, parser),
-        correct=_CorrectRows(index.keys, where.ravel(), hits.ravel()),
+        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel()),
         chirp=chirp,
         step=step,
         step_curves=step_curves,

@@ -20,7 +20,7 @@ _WHERE = {
     "Manifest": ".manifest",
     "Problem": ".report",
     "Report": ".report",
-    "Prediction": ".submission",
+    "Prediction": ".answers",
     "Submission": ".submission",
     "read_submission": ".submission",
     "validate_submission": ".submission",
@@ -70,9 +70,10 @@ if TYPE_CHECKING:
     from mathbode.core.errors import MathBodeError, UnknownNameError, UsageError
     from mathbode.core.hashing import content_hash
 
+    from .answers import Prediction
     from .dataset import validate_dataset
     from .keys import RowKey, SweepKey
     from .manifest import Manifest
     from .report import Problem, Report
-    from .submission import Prediction, Submission, read_submission, validate_submission
+    from .submission import Submission, read_submission, validate_submission
     from .validate import validate_path

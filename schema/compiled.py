@@ -21,14 +21,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import jsonschema
 import numpy as np
 from jsonschema import Draft202012Validator
 
-from .layout import layout
+from .json_schemas import load_schema
 
 CONDITION_FIELD = "signal_type"
 _ROOT_ONLY = {
@@ -55,29 +54,6 @@ class SchemaError:
     expected: str
     found: Any
     keyword: str
-
-
-#: A subschema marked with this keyword gets the layout's list of families as its `enum` when
-#: loaded, so adding a family never means editing three JSON Schemas.
-ENUM_FROM = "x-enum-from"
-
-
-def _fill_enums(node: Any) -> Any:
-    if isinstance(node, dict):
-        out = {k: _fill_enums(v) for k, v in node.items() if k != ENUM_FROM}
-        if node.get(ENUM_FROM) == "layout.json families":
-            out["enum"] = list(layout().families)
-        elif ENUM_FROM in node:
-            raise ValueError(f"unknown {ENUM_FROM} source {node[ENUM_FROM]!r}")
-        return out
-    if isinstance(node, list):
-        return [_fill_enums(v) for v in node]
-    return node
-
-
-def load_schema(name: str) -> dict:
-    """A packaged JSON Schema, with the layout's enums filled in."""
-    return _fill_enums(json.loads(resources.files(__package__).joinpath(name).read_text("utf-8")))
 
 
 def _describe(err: jsonschema.ValidationError) -> tuple[str, str, Any]:
@@ -243,44 +219,18 @@ class CompiledSchema:
             self._memo_field[fkey] = errs
         return errs
 
-    def suspect_rows(self, rows: list[dict[str, Any]]) -> list[int]:
-        """Indices of the rows that may violate the schema, in order; every other row is valid.
-
-        Rows are grouped by the condition field's value; then column by column, each distinct
-        key set and each distinct projection of a field's values (what the schema can tell
-        apart: the value, or for free text its type and length, for a type-only rule its type)
-        is asked once, through the same memo `errors` uses, so a row left out here is one
-        `errors` passes. A column of mixed types is asked value by value. Callers run `errors`
-        on the suspects for the messages. If any row is not an object, every row is a suspect.
-        """
-        if not self._separable:
-            return list(range(len(rows)))
-        try:
-            by_condition = _group_by_condition([row.get(CONDITION_FIELD, _MISSING) for row in rows])
-        except (AttributeError, TypeError):  # not all objects, or an unhashable condition value
-            return list(range(len(rows)))
-        suspects: set[int] = set()
-        for cond_key, indices in by_condition.items():
-            group = [rows[i] for i in indices]
-            cond = group[0].get(CONDITION_FIELD, _MISSING)
-            suspects.update(indices[j] for j in self._suspects_given(group, cond, cond_key))
-        return sorted(suspects)
-
-    def _suspects_given(self, rows: list[dict[str, Any]], cond: Any, cond_key: Any) -> set[int]:
-        """`suspect_rows` for rows that share one condition value."""
-        suspects: set[int] = set()
-        shapes = list(map(tuple, rows))  # key order aside, a file repeats one shape
-        bad_shapes = {s for s in _first_index(shapes) if self._structural_errors(frozenset(s), cond, cond_key)}
-        if bad_shapes:
-            suspects.update(j for j, s in enumerate(shapes) if s in bad_shapes)
-        for name in self._projections:
-            suspects |= self._column_suspects(name, [row.get(name, _MISSING) for row in rows], cond, cond_key)
-        return suspects
-
     def suspect_columns(self, columns: dict[str, list[Any]], present: list[str] | None = None) -> list[int]:
-        """`suspect_rows` for rows given as columns of equal length (an Arrow table's `to_pylist`
-        per column: a null is a JSON null). A field absent from a row holds `MISSING` there.
-        `present` names fields every row has that are not given (known to be valid)."""
+        """Indices of the rows that may violate the schema, in order; every other row is valid.
+        Rows are given as columns of equal length (an Arrow table's `to_pylist` per column: a null
+        is a JSON null); a field absent from a row holds `MISSING` there. `present` names fields
+        every row has that are not given (known to be valid).
+
+        Rows are grouped by the condition field's value; then each distinct key set and, column by
+        column, each distinct projection of a field's values (what the schema can tell apart: the
+        value, or for free text its type and length, for a type-only rule its type) is asked once,
+        through the same memo `errors` uses, so a row left out here is one `errors` passes. A
+        column of mixed types is asked value by value. Callers run `errors` on the suspects for
+        the messages."""
         if not self._separable:
             return list(range(len(next(iter(columns.values()), []))))
         conditions = columns.get(CONDITION_FIELD)

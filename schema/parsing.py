@@ -75,10 +75,14 @@ def truncate_array(values: np.ndarray) -> np.ndarray:
     those few values go through the exact decimal path.
     """
     values = np.asarray(values, dtype=float)
-    scaled = values * 10.0**DECIMALS
-    out = np.trunc(scaled) / 10.0**DECIMALS
-    doubtful = ~np.isfinite(scaled) | (np.abs(scaled) >= 2.0**52)
-    doubtful |= np.abs(scaled - np.round(scaled)) <= 8 * np.spacing(np.abs(scaled))
+    with np.errstate(over="ignore", invalid="ignore"):  # 1e305 * 10^6 overflows: the exact path takes it
+        scaled = values * 10.0**DECIMALS
+        out = np.trunc(scaled) / 10.0**DECIMALS
+        doubtful = ~np.isfinite(scaled) | (np.abs(scaled) >= 2.0**52)
+        doubtful |= np.abs(scaled - np.round(scaled)) <= 8 * np.spacing(np.abs(scaled))
+    finite = np.isfinite(values)
+    out[~finite] = np.nan  # as `truncate` gives (no answer: NaN, as most of a column of responses' numbers)
+    doubtful &= finite
     for i in np.flatnonzero(doubtful):
         out[i] = _truncate_repr(float(values[i]))
     return out

@@ -16,7 +16,6 @@ from mathbode.core.errors import ReferenceMismatchError, UsageError
 from mathbode.core.hashing import combined_hash
 
 from .content import TruthRows
-from .dataset import check_release, open_table
 from .manifest import read_manifest
 
 #: The `source` of the builder's own rows.
@@ -50,6 +49,8 @@ def release_reference(
     boundary: Path | None = None,
 ) -> Reference:
     """`families` read from a release folder that passes validation (files, manifest and, with `truth`, every row)."""
+    from .dataset import check_release, open_table  # the release check: only a folder given needs it
+
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"--reference {folder}: no such folder. Give a release folder such as dist/.")

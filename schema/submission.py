@@ -16,20 +16,26 @@ import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterator
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pajson
 
-from mathbode.core.arrow_columns import all_finite
+from mathbode.core.arrow_columns import all_finite, validity
 from mathbode.core.errors import UsageError
 
-from .arrow_guard import arrow_line_problem
-from .compiled import MISSING, CompiledSchema, compiled
-from .keys import RowKey, canonical_keys, canonical_sweep_set, coverage, format_key, row_key, row_keys
+from .answers import Answers, Prediction
+from .arrow_guard import MAX_ARROW_BRACKETS
+from .json_schemas import load_schema
+from .keys import canonical_row_ids, canonical_row_position, coverage, format_key, row_key
 from .layout import layout
 from .report import Report
 from .row_id_predictions import PARQUET_MAGIC, read_row_id_parquet
+
+if TYPE_CHECKING:
+    from .compiled import CompiledSchema
 
 SCHEMA = "predictions.schema.json"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -37,29 +43,20 @@ GZIP_MAGIC = b"\x1f\x8b"
 CONDITIONS = ("answer_format", "prompting", "protocol", "history", "dedupe")
 
 
-class Prediction(NamedTuple):
-    """One valid line of a submission (a NamedTuple: tens of thousands are made per file)."""
-
-    #: The normalized row key (see `keys.row_key`).
-    key: RowKey
-    #: 1-based line number in the file.
-    line: int
-    #: The raw model text, when the line gave `response`.
-    response: str | None
-    #: The number, when the line gave `prediction` (None = no answer).
-    prediction: float | None
-    #: Whether the line gave `response` (parse it) or `prediction` (use it).
-    has_response: bool
-
-
 @dataclass
 class Submission:
     path: Path
-    predictions: list[Prediction] = field(default_factory=list)
+    #: The valid lines, as columns (see `Answers`).
+    answers: Answers = field(default_factory=lambda: Answers.of([]))
     model: str | None = None
     #: How the answers were obtained, from the lines' `meta` (`answer_format`, `prompting`), when stated.
     conditions: dict[str, str] = field(default_factory=dict)
     report: Report = field(default_factory=lambda: Report("", "submission"))
+
+    @property
+    def predictions(self) -> list[Prediction]:
+        """The valid lines as objects, in file order."""
+        return self.answers.predictions()
 
 
 def _reject_constant(name: str) -> Any:
@@ -191,7 +188,7 @@ def read_submission(path: str | Path) -> Submission:
             head = probe.read(4)
         if head == PARQUET_MAGIC:
             answers, sub.model = read_row_id_parquet(path.read_bytes(), report)
-            sub.predictions = [Prediction._make(a) for a in answers]
+            sub.answers = Answers.of(map(Prediction._make, answers))
             _summarize(report, sub, lines=len(answers))
             return sub
         # Line by line (gzip streamed too): memory stays flat however large the file.
@@ -239,12 +236,11 @@ _NOT_CSV = "JSON Lines: one JSON object per line (this looks like CSV; write eac
 READ_BYTES = 4 << 20
 
 
-#: Lines decoded and checked together (at most this many, or this many bytes). A block that is
-#: clean end to end is checked column by column; a block with any problem is read again line by
-#: line, which gives every message in file order. Memory stays bounded by a block, however large
-#: the file or its lines.
+#: Lines decoded and checked together: at most this many, from one read of READ_BYTES (and the
+#: line the read ended in). A block that is clean end to end is read by Arrow as columns; a block
+#: with any problem is read line by line, which gives every message in file order. Memory stays
+#: bounded by a block, however large the file or its lines.
 BLOCK_LINES = 8192
-BLOCK_BYTES = 16 << 20
 
 
 @dataclass
@@ -252,20 +248,17 @@ class _FileState:
     """What the reader carries from line to line and block to block."""
 
     sub: Submission
-    schema: CompiledSchema
     known_fields: frozenset[str]
-    #: Every sweep of the split (as tuples: a row key less its time step).
-    sweeps: frozenset[tuple[Any, ...]]
-    first_line: dict[RowKey, int] = field(default_factory=dict)
+    #: Per row_id, the line that answered it (0: none yet).
+    first_line: np.ndarray
+    #: The answers so far, a part per block (file order).
+    parts: list[Answers] = field(default_factory=list)
+    #: Lines of the block being read one by one.
+    pending: list[Prediction] = field(default_factory=list)
     models: dict[str, int] = field(default_factory=dict)
     seen_conditions: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Extra fields per key set (a file repeats one shape on every line).
     extras: dict[frozenset[str], list[str]] = field(default_factory=dict)
-
-    @property
-    def universe(self) -> frozenset[RowKey]:
-        """Every row key of the split (built on first use: a clean file never needs it)."""
-        return canonical_keys()
 
     def extra_fields(self, obj: dict[str, Any]) -> list[str]:
         shape = frozenset(obj)
@@ -277,13 +270,11 @@ class _FileState:
 
 def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
     report = sub.report
-    schema = compiled(SCHEMA)
-    state = _FileState(sub, schema, frozenset(schema.properties), canonical_sweep_set())
+    rows = len(layout().families) * layout().rows_per_family
+    state = _FileState(sub, frozenset(load_schema(SCHEMA)["properties"]), np.zeros(rows, dtype=np.int64))
     lineno = 0
     content = False
-    block: list[tuple[int, bytes]] = []
-    block_bytes = 0
-    max_lines = 2 * len(state.sweeps) * layout().time_steps
+    max_lines = 2 * rows
     for lines in _line_batches(stream):
         if lineno == 0 and lines[0] is not None:
             lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
@@ -311,17 +302,12 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
                 "more lines; reading stopped there",
             )
             lines = lines[: max_lines - lineno]
-        for raw in lines:  # None marks a line over MAX_LINE_BYTES
-            lineno += 1
-            block.append((lineno, raw))  # type: ignore[arg-type]
-            block_bytes += len(raw) if raw is not None else 0
-            if len(block) == BLOCK_LINES or block_bytes >= BLOCK_BYTES:
-                _read_block(block, state)
-                block, block_bytes = [], 0
+        for start in range(0, len(lines), BLOCK_LINES):
+            _read_block(lineno + start + 1, lines[start : start + BLOCK_LINES], state)
+        lineno += len(lines)
         if lineno >= max_lines:
             break
-    if block:
-        _read_block(block, state)
+    sub.answers = Answers.concat(state.parts)
 
     for name, values in state.seen_conditions.items():
         if len(values) > 1:
@@ -339,200 +325,200 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
     _summarize(report, sub, lineno)
 
 
-def _read_block(block: list[tuple[int, bytes]], state: _FileState) -> None:
-    for fast in FAST_READERS:
-        if fast(block, state):
-            return
-    for lineno, raw in block:
-        _read_line(lineno, raw, state)
+def _read_block(first: int, lines: list[bytes | None], state: _FileState) -> None:
+    """Lines `first`, `first + 1`, ...: as columns if clean, else (any problem or warning) one by one."""
+    answers = _read_arrow_block(first, lines, state) if ARROW_BLOCKS else None
+    if answers is None:
+        for lineno, raw in enumerate(lines, start=first):
+            _read_line(lineno, raw, state)
+        answers = Answers.of(state.pending)
+        state.pending = []
+    state.parts.append(answers)
 
 
-def _read_arrow_block(block: list[tuple[int, bytes]], state: _FileState) -> bool:
-    """Read a block with Arrow's JSON reader if it is clean; False (nothing recorded) otherwise.
+#: Whether clean blocks are read by Arrow (off: every line by Python's reader; the tests compare the two).
+ARROW_BLOCKS = True
+
+
+def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) -> Answers | None:
+    """A block's answers, read by Arrow's JSON reader, if the block is clean; None (nothing
+    recorded) if any line has a problem or a warning, for the line-by-line reader to name.
 
     Arrow parses faster than Python's `json` but accepts what JSON does not (NaN, Infinity),
-    cannot tell a null from an absent field, and reads `-0` as a float: this layer proves a
-    block clean only where the two readers agree. No escapes `\\u` (a key could be spelt with
-    them), no NaN, Infinity or integer -0, valid UTF-8, one object per line; the presence of each
-    field that may be absent or null is counted in the line's bytes (a quoted name appears once
-    exactly where the field is); the values then go through the same column-wise schema check.
+    cannot tell a null from an absent field, and reads `-0` as a float: a block counts as clean
+    only where the two readers agree. No escapes `\\u` (a key could be spelt with them), no
+    integer -0, every number finite (NaN and Infinity read as numbers too), valid UTF-8, one
+    object per line, only the schema's fields, a key of the split on every line, each seen once.
+    Where a field that may be absent or null reads as null, whether the line has it is read from
+    the line's bytes (`"name":` is in the line exactly where the field is). A key of the split
+    satisfies every rule the schema has for key fields (a test checks every key of the split), so
+    the other fields' rules are checked here, as columns.
     """
-    lines = [raw for _, raw in block]
-    if any(raw is None or not raw.strip() for raw in lines):
-        return False
-    if any(arrow_line_problem(raw) for raw in lines):  # what would crash Arrow's reader, or mislead it
-        return False
-    data = b"\n".join(lines)  # no None: checked above
+    if None in block:
+        return None  # a line over MAX_LINE_BYTES
+    lines: list[bytes] = block  # type: ignore[assignment]
+    data = b"\n".join(lines)
+    starts = _line_starts(lines)
+    if not _arrow_may_read(data, starts):
+        return None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    if any(token in data for token in _ARROW_DISAGREES) or (b"-0" in data and _MINUS_ZERO.search(data)):
-        return False
+        return None
+    if b"\\u" in data or (b"-0" in data and _MINUS_ZERO.search(data)):
+        return None
     try:
         table = pajson.read_json(io.BytesIO(data))
     except (pa.ArrowException, ValueError):
-        return False
-    if table.num_rows != len(lines) or not set(table.column_names) <= state.known_fields:
-        return False
-    columns: dict[str, list[Any]] = {}
-    for name in table.column_names:
-        column = table.column(name)
-        kind = column.type
-        if name == "meta":
-            # Flat, as the runner writes it: Python's reader refuses deep nesting that Arrow's reads.
-            if not (pa.types.is_null(kind) or (pa.types.is_struct(kind) and _flat(kind))):
-                return False
-        elif not any(is_kind(kind) for is_kind in _SCALAR_TYPES):
-            return False  # a list or an object where the schema wants a scalar: the other layers say so
-        if name not in _MAYBE_ABSENT and column.null_count:
-            return False  # null or absent where a value is required
-        columns[name] = column.to_pylist()
-    if not all(map(all_finite, table.columns)):
-        return False  # Arrow reads an integer beyond the float range as infinity; Python keeps it exact
-    for name in _MAYBE_ABSENT:
-        values = columns.get(name)
-        if values is None or None not in values:
-            continue  # no line has the field, or every line has it (a name twice is Arrow's error)
-        quoted = f'"{name}"'.encode()
-        counts = [line.count(quoted) for line in lines]
-        if max(counts) > 1:
-            return False
-        for i, count in enumerate(counts):
-            if not count:
-                if values[i] is not None:
-                    return False
-                values[i] = MISSING
-    if any(name not in columns for name in layout().key):
-        return False
-    if state.schema.suspect_columns(columns):
-        return False
+        return None
     n = len(lines)
-    responses = columns.get("response", [MISSING] * n)
-    predictions = columns.get("prediction", [MISSING] * n)
-    return _record_clean(
-        state,
-        [lineno for lineno, _ in block],
-        columns,
-        responses=[None if v is MISSING else v for v in responses],
-        values=[None if v is MISSING else v for v in predictions],
-        has_response=[v is not MISSING for v in responses],
-        models=columns.get("model", [MISSING] * n),
-        metas=columns.get("meta", [MISSING] * n),
-        blank=[],
-        extras=[],
+    names = set(table.column_names)
+    if table.num_rows != n or not names <= state.known_fields or not set(layout().key) <= names:
+        return None  # an extra field (a warning), a field missing, two objects on a line
+    columns = {name: table.column(name).combine_chunks() for name in table.column_names}
+    if not all(_KINDS[name](column.type) for name, column in columns.items()):
+        return None  # a value of a type the field may not have (a list, an object, true)
+    if not all(map(all_finite, columns.values())):
+        return None  # Arrow reads an integer beyond the float range as infinity; Python keeps it exact
+    meta = columns.get("meta")
+    if meta is not None and pa.types.is_struct(meta.type):
+        inner = [meta.type.field(i).name for i in range(meta.type.num_fields)]
+        if any('"' in name or name in state.known_fields for name in inner):
+            return None  # a meta field named like a top-level one would be counted as one
+    valid = {name: _valid(columns.get(name), n) for name in _MAYBE_ABSENT}
+    has = {name: _present(lines, columns.get(name), valid[name], name) for name in _MAYBE_ABSENT}
+    if not (has["frequency_cycles"].all() and has["phase_deg"].all()):
+        return None  # required (null allowed)
+    if (has["response"] == has["prediction"]).any():
+        return None  # exactly one of the two
+    for name in ("response", "model", "meta"):
+        if (has[name] & ~valid[name]).any():
+            return None  # null where the schema wants a string or an object
+    model = columns.get("model")
+    if model is not None and pa.types.is_string(model.type) and pc.any(pc.equal(pc.utf8_length(model), 0)).as_py():
+        return None  # an empty model name
+    rows = canonical_row_ids(columns)
+    if rows is None or (rows < 0).any() or state.first_line[rows].any():
+        return None  # a key not of the split, or seen in an earlier block
+    numbers = np.arange(first, first + n, dtype=np.int64)
+    state.first_line[rows] = numbers
+    if not np.array_equal(state.first_line[rows], numbers):  # a later line of a key overwrote an earlier one
+        state.first_line[rows] = 0
+        return None
+    if model is not None:
+        for value, first in _first_lines(model, numbers):
+            state.models.setdefault(value, first)
+    if meta is not None and pa.types.is_struct(meta.type):
+        for name in CONDITIONS:
+            index = meta.type.get_field_index(name)
+            if index >= 0 and pa.types.is_string(meta.type.field(index).type):
+                for value, first in _first_lines(meta.field(index), numbers):
+                    state.seen_conditions.setdefault(name, {}).setdefault(value, first)
+    response = columns.get("response")
+    prediction = columns.get("prediction")
+    return Answers(
+        row=rows,
+        line=numbers,
+        response=response.to_pylist() if response is not None else [None] * n,
+        prediction=(
+            np.asarray(pc.cast(prediction, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+            if prediction is not None and not pa.types.is_null(prediction.type)
+            else np.full(n, np.nan)
+        ),
+        has_response=has["response"],
     )
 
 
-def _read_clean_block(block: list[tuple[int, bytes]], state: _FileState) -> bool:
-    """Read a block column by column if it is clean; False (nothing recorded) if it has any problem.
+def _line_starts(lines: list[bytes]) -> np.ndarray:
+    """Where each line begins in the lines joined by newlines, and (last) where the text ends + 1."""
+    starts = np.zeros(len(lines) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)) + 1, out=starts[1:])
+    return starts
 
-    Clean: every line is a flat object the schema accepts (asked per column, see
-    `CompiledSchema.suspect_rows`), with a key of the split seen nowhere before, a finite
-    number where a number is. Blank lines and extra fields (warnings) are allowed. Each value
-    comes from the same decoder the line-by-line path uses, so both paths read the same numbers.
-    """
-    numbered: list[int] = []
-    texts: list[str] = []
-    blank: list[int] = []
-    for lineno, raw in block:
-        if raw is None:
-            return False
-        if not raw.strip():
-            blank.append(lineno)
-            continue
-        try:
-            texts.append(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            return False
-        numbered.append(lineno)
-    try:
-        objs = [_DECODER.decode(text) for text in texts]
-    except (ValueError, RecursionError):  # JSONDecodeError, duplicate fields, NaN, 1e400, 5,000 digits
+
+def _arrow_may_read(data: bytes, starts: np.ndarray) -> bool:
+    """`arrow_guard.arrow_line_problem` of every line, column-wise: each line an object from its
+    first byte to its last (a carriage return aside), no line with more brackets than Arrow's
+    reader may recurse into."""
+    if len(data) == 0:
         return False
-    if any(type(obj) is not dict for obj in objs):
+    text = np.frombuffer(data, dtype=np.uint8)
+    first, last = starts[:-1], starts[1:] - 2
+    if (last < first).any():
+        return False  # an empty line
+    last = last - (text[last] == ord("\r"))
+    if (last < first).any() or (text[first] != ord("{")).any() or (text[last] != ord("}")).any():
         return False
-    if any("\\u" in text for text in texts) and any(map(_has_lone_surrogate, objs)):
-        return False
-    if state.schema.suspect_rows(objs):
-        return False
-    return _record_clean(
-        state,
-        numbered,
-        {name: [obj[name] for obj in objs] for name in layout().key},
-        responses=[obj.get("response") for obj in objs],
-        values=[obj.get("prediction") for obj in objs],
-        has_response=["response" in obj for obj in objs],
-        models=[obj.get("model", MISSING) for obj in objs],
-        metas=[obj.get("meta", MISSING) for obj in objs],
-        blank=blank,
-        extras=[
-            (lineno, extra) for lineno, obj in zip(numbered, objs, strict=True) for extra in state.extra_fields(obj)
-        ],
+    brackets = np.flatnonzero((text == ord("{")) | (text == ord("[")))
+    per_line = np.bincount(np.searchsorted(starts, brackets, side="right") - 1, minlength=len(first))
+    return bool(per_line.max() <= MAX_ARROW_BRACKETS)
+
+
+def _present(lines: list[bytes], column: pa.Array | None, valid: np.ndarray, name: str) -> np.ndarray:
+    """Which lines have field `name`. Where Arrow read a value, the line has it; where it read
+    null, the line has it if `"name":` is in the line (a field twice is an error of Arrow's reader)."""
+    if column is None or valid.all():
+        return valid if column is None else np.ones(len(lines), dtype=bool)
+    has = valid.copy()
+    search = _field_pattern(name).search
+    for i in np.flatnonzero(~valid).tolist():
+        has[i] = search(lines[i]) is not None
+    return has
+
+
+@lru_cache(maxsize=None)
+def _field_pattern(name: str) -> re.Pattern[bytes]:
+    # A quoted name followed by a colon is a key: inside a string a quote is escaped.
+    return re.compile(re.escape(f'"{name}"'.encode()) + rb"\s*:")
+
+
+def _valid(column: pa.Array | None, n: int) -> np.ndarray:
+    """Where the column holds a value (not null), as booleans; nowhere for an absent column."""
+    if column is None or pa.types.is_null(column.type):  # a column of nulls has no validity bitmap
+        return np.zeros(n, dtype=bool)
+    return validity(column).astype(bool)
+
+
+def _first_lines(column: pa.Array, lines: np.ndarray) -> list[tuple[Any, int]]:
+    """Each distinct non-null string of the column and the first line it is on, in file order."""
+    encoded = column.dictionary_encode()
+    codes = np.asarray(pc.fill_null(encoded.indices, -1), dtype=np.int64)
+    distinct, first = np.unique(codes, return_index=True)
+    values = encoded.dictionary.to_pylist()
+    return sorted(
+        ((values[c], int(lines[i])) for c, i in zip(distinct, first, strict=True) if c >= 0), key=lambda vf: vf[1]
     )
-
-
-def _record_clean(
-    state: _FileState,
-    numbered: list[int],
-    columns: dict[str, list[Any]],
-    *,
-    responses: list[str | None],
-    values: list[Any],
-    has_response: list[bool],
-    models: list[Any],
-    metas: list[Any],
-    blank: list[int],
-    extras: list[tuple[int, str]],
-) -> bool:
-    """Record a block whose lines passed the schema, or return False if a key or number is off.
-
-    Checked here, for the whole block: keys of the split, none seen before, numbers finite."""
-    try:
-        keys = row_keys(columns)
-        numbers = [None if v is None else float(v) for v in values]
-    except OverflowError:  # an integer beyond the float range: the line-by-line path names it
-        return False
-    distinct = set(keys)
-    if len(distinct) != len(keys) or not state.first_line.keys().isdisjoint(distinct):
-        return False
-    # Keys of the split: their sweeps are the grid's (the schema bounded the time steps already).
-    if not {key[:-1] for key in distinct} <= state.sweeps:
-        return False
-
-    # Clean: record it. Warnings in line order, as the line-by-line path gives them.
-    report = state.sub.report
-    for lineno, extra in sorted([(lineno, "") for lineno in blank] + extras):
-        if extra:
-            _warn_extra_field(report, lineno, extra)
-        else:
-            _warn_blank_line(report, lineno)
-    state.first_line.update(zip(keys, numbered, strict=True))
-    for model, lineno in zip(models, numbered, strict=True):
-        if model is not MISSING:
-            state.models.setdefault(model, lineno)
-    for meta, lineno in zip(metas, numbered, strict=True):
-        if meta is not MISSING and meta:
-            _note_conditions(meta, lineno, state)
-    state.sub.predictions.extend(
-        map(Prediction._make, zip(keys, numbered, responses, numbers, has_response, strict=True))
-    )
-    return True
 
 
 def _flat(kind: pa.StructType) -> bool:
     return all(any(is_kind(kind.field(i).type) for is_kind in _SCALAR_TYPES) for i in range(kind.num_fields))
 
 
-#: The fast layers, tried in order on each block; a block none of them proves clean is read line by line.
-FAST_READERS = (_read_arrow_block, _read_clean_block)
-#: Opening brackets a line may hold for Arrow's reader to be given it (it handled 10,000 deep here).
-#: Fields a line may leave out or give as null: their presence is counted in the line's bytes.
+#: Fields a line may leave out or give as null: their presence is read from the line's bytes.
 _MAYBE_ABSENT = ("frequency_cycles", "phase_deg", "response", "prediction", "model", "meta")
 _SCALAR_TYPES = (pa.types.is_string, pa.types.is_int64, pa.types.is_float64, pa.types.is_null, pa.types.is_boolean)
-#: Where Arrow's reader and Python's `json` may disagree (see `_read_arrow_block`): substrings
-#: (each found by a fast scan) and an integer -0 (Python reads the integer 0).
-_ARROW_DISAGREES = (b"NaN", b"Infinity", b"\\u")
+
+
+def _number(kind: pa.DataType) -> bool:
+    return pa.types.is_int64(kind) or pa.types.is_float64(kind)
+
+
+#: The Arrow types each field's column may have in a block read by Arrow (others: line by line).
+_KINDS = {
+    "family": pa.types.is_string,
+    "signal_type": pa.types.is_string,
+    "question_id": _number,
+    "amplitude_scale": _number,
+    "time_step": _number,
+    "frequency_cycles": lambda kind: _number(kind) or pa.types.is_null(kind),
+    "phase_deg": lambda kind: _number(kind) or pa.types.is_null(kind),
+    "response": lambda kind: pa.types.is_string(kind) or pa.types.is_null(kind),
+    "prediction": lambda kind: _number(kind) or pa.types.is_null(kind),
+    "model": lambda kind: pa.types.is_string(kind) or pa.types.is_null(kind),
+    # Flat, as the runner writes it: Python's reader refuses deep nesting that Arrow's reads.
+    "meta": lambda kind: pa.types.is_null(kind) or (pa.types.is_struct(kind) and _flat(kind)),
+}
+#: An integer -0, which Arrow reads as the float -0.0 and Python as the integer 0.
 _MINUS_ZERO = re.compile(rb"-0\s*[,}\]]")
 
 
@@ -574,7 +560,7 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
         hint = " (JSON Lines: one object per line, not one array)" if isinstance(obj, list) else ""
         report.error("not-object", f"line {lineno}", "", "a JSON object" + hint, found)
         return
-    errors = state.schema.errors(obj)
+    errors = _schema().errors(obj)
     for e in errors:
         report.error("schema", f"line {lineno}", e.field, e.expected, _with_hint(e.field, obj, e.found))
     for extra in state.extra_fields(obj):
@@ -582,19 +568,20 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
     if errors:
         return
     key = row_key(obj)
-    if key not in state.universe:
+    row = canonical_row_position().get(key)
+    if row is None:
         report.error("unknown-key", f"line {lineno}", "", "the key of a row of the canonical split", format_key(key))
         return
-    if key in state.first_line:
+    if state.first_line[row]:
         report.error(
             "duplicate-key",
             f"line {lineno}",
             "",
             "each row key once",
-            f"{format_key(key)} again (first on line {state.first_line[key]})",
+            f"{format_key(key)} again (first on line {state.first_line[row]})",
         )
         return
-    state.first_line[key] = lineno
+    state.first_line[row] = lineno
     if "model" in obj:
         state.models.setdefault(obj["model"], lineno)
     meta = obj.get("meta")
@@ -612,14 +599,22 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
             f"an integer of {len(str(value))} digits",
         )
         return
-    state.sub.predictions.append(Prediction(key, lineno, obj.get("response"), number, has_response="response" in obj))
+    state.pending.append(Prediction(key, lineno, obj.get("response"), number, has_response="response" in obj))
+
+
+@lru_cache(maxsize=1)
+def _schema() -> CompiledSchema:
+    """The compiled schema, for lines read one by one (a clean file never needs it, nor jsonschema)."""
+    from .compiled import compiled
+
+    return compiled(SCHEMA)
 
 
 def _summarize(report: Report, sub: Submission, lines: int) -> None:
-    cov = coverage({p.key for p in sub.predictions})
+    cov = coverage(sub.answers.row)
     report.summary.update(
         lines=lines,
-        predictions=len(sub.predictions),
+        predictions=len(sub.answers),
         model=sub.model,
         coverage=cov,
         text=_coverage_text(cov),

@@ -65,20 +65,11 @@ MUTATIONS = {
 }
 
 
-#: Each fast layer alone, and both in their order: each must read what the line-by-line path reads.
-LAYERS = {
-    "arrow": ("_read_arrow_block",),
-    "python": ("_read_clean_block",),
-    "both": ("_read_arrow_block", "_read_clean_block"),
-}
-
-
-def _read_both(path, monkeypatch, layers=LAYERS["both"]):
+def _read_both(path, monkeypatch):
+    """The file read as the reader reads it (clean blocks by Arrow), and every line by Python's reader."""
+    fast = submission.read_submission(path)
     with monkeypatch.context() as m:
-        m.setattr(submission, "FAST_READERS", tuple(getattr(submission, name) for name in layers))
-        fast = submission.read_submission(path)
-    with monkeypatch.context() as m:
-        m.setattr(submission, "FAST_READERS", ())
+        m.setattr(submission, "ARROW_BLOCKS", False)
         exact = submission.read_submission(path)
     return fast, exact
 
@@ -89,7 +80,6 @@ def _same(fast, exact):
     assert (fast.model, fast.conditions) == (exact.model, exact.conditions)
 
 
-@pytest.mark.parametrize("layers", sorted(LAYERS))
 @given(
     damage=st.lists(st.tuples(st.integers(0, 255), st.sampled_from(sorted(MUTATIONS))), max_size=6),
     duplicate=st.booleans(),
@@ -97,7 +87,7 @@ def _same(fast, exact):
 )
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_the_block_reader_reports_what_the_line_reader_reports(
-    valid_lines, tmp_path, monkeypatch, layers, damage, duplicate, bom
+    valid_lines, tmp_path, monkeypatch, damage, duplicate, bom
 ):
     monkeypatch.setattr(submission, "BLOCK_LINES", 32)  # several blocks: clean ones and damaged ones
     lines = list(valid_lines)
@@ -108,18 +98,24 @@ def test_the_block_reader_reports_what_the_line_reader_reports(
     data = ("\ufeff" if bom else "") + "\n".join(lines) + "\n"
     path = tmp_path / "sub.jsonl"
     path.write_bytes(data.encode("utf-8", "surrogatepass").replace("caf\xe9".encode(), b"caf\xe9"))
-    fast, exact = _read_both(path, monkeypatch, LAYERS[layers])
+    fast, exact = _read_both(path, monkeypatch)
     _same(fast, exact)
 
 
-@pytest.mark.parametrize("layer", ["_read_arrow_block", "_read_clean_block"])
-def test_a_clean_file_takes_each_fast_layer_and_reads_every_line(valid_lines, tmp_path, monkeypatch, layer):
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_clean_file_is_read_by_arrow_and_reads_every_line(valid_lines, tmp_path, monkeypatch, ending):
     path = tmp_path / "sub.jsonl"
-    path.write_text("\n".join(valid_lines) + "\n")
+    path.write_bytes((ending.join(valid_lines) + ending).encode())
     calls = []
-    original = getattr(submission, layer)
-    monkeypatch.setattr(submission, "FAST_READERS", (lambda b, s: calls.append(original(b, s)) or calls[-1],))
+    original = submission._read_arrow_block
+
+    def counted(*args):
+        calls.append(original(*args))
+        return calls[-1]
+
+    monkeypatch.setattr(submission, "_read_arrow_block", counted)
     sub = submission.read_submission(path)
+    calls = [answers is not None for answers in calls]
     assert calls == [True] and len(sub.predictions) == 256 and sub.report.valid
     assert [p.line for p in sub.predictions] == list(range(1, 257))
     _same(sub, _read_both(path, monkeypatch)[1])
@@ -165,7 +161,7 @@ def test_the_arrow_layer_reads_hostile_lines_as_the_line_reader_does(valid_lines
     lines[line] = ARROW_TRAPS[trap](lines[line])  # one line: any other damage would make the layer decline
     path = tmp_path / "sub.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    fast, exact = _read_both(path, monkeypatch, LAYERS["arrow"])
+    fast, exact = _read_both(path, monkeypatch)
     _same(fast, exact)
 
 
@@ -262,7 +258,7 @@ def test_a_field_spelt_with_escapes_is_not_taken_for_an_absent_one(valid_lines, 
     lines[10] = lines[10][:-1] + ', "predicti\\u006fn": null}'
     path = tmp_path / "sub.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    fast, exact = _read_both(path, monkeypatch, LAYERS["arrow"])
+    fast, exact = _read_both(path, monkeypatch)
     _same(fast, exact)
     assert [(p.code, p.where) for p in exact.report.errors] == [("schema", "line 11")]
 
@@ -276,11 +272,14 @@ def test_a_field_spelt_with_escapes_is_not_taken_for_an_absent_one(valid_lines, 
 def test_coverage_counted_per_sweep_equals_counting_the_preset_rows(positions):
     from collections import Counter
 
+    import numpy as np
+
     from mathbode.schema.keys import canonical_row_order, coverage, preset_keys
 
     order = canonical_row_order()
-    keys = {order[i] for i in positions} | set(order[:64])  # a whole sweep, and scattered rows
-    cov = coverage(keys)
+    rows = sorted(set(positions) | set(range(64)))  # a whole sweep, and scattered rows
+    keys = {order[i] for i in rows}
+    cov = coverage(np.array(rows))
     for name, found in cov["presets"].items():
         wanted = preset_keys(name)
         have = Counter(k.family for k in wanted & keys)
@@ -323,3 +322,64 @@ def test_chirp_windows_fitted_together_equal_the_sweep_at_a_time_fits(reference)
             # is four orders above that and far below the 2 decimals any report prints.
             freqs = [row["frequency_cycles"] for row in alone]
             assert np.allclose(freqs, together["frequency_cycles"], rtol=1e-12, atol=0)
+
+
+def test_row_ids_from_key_columns_are_the_canonical_positions():
+    """Every key of the split maps to its position; a key the split lacks, or a value of a type no
+    key has, does not; the key spellings `row_key` accepts (1 for 1.0, any frequency on a chirp)
+    map as it maps them."""
+    import numpy as np
+    import pyarrow as pa
+
+    from mathbode.schema.keys import canonical_row_ids, canonical_row_order
+
+    order = canonical_row_order()
+    columns = {name: [getattr(key, name) for key in order] for name in LAY.key}
+    ids = canonical_row_ids({name: pa.array(values) for name, values in columns.items()})
+    assert ids.tolist() == list(range(len(order))) == list(range(47_040))
+
+    chirp = next(i for i, key in enumerate(order) if key.signal_type == "chirp")
+    rows = {
+        "as given": {name: columns[name][chirp] for name in LAY.key},
+        "whole floats": {**{name: columns[name][1] for name in LAY.key}, "question_id": 0.0, "time_step": 1.0},
+        "a chirp's frequency": {**{name: columns[name][chirp] for name in LAY.key}, "frequency_cycles": 3.25},
+        "step 64": {**{name: columns[name][0] for name in LAY.key}, "time_step": 64},
+        "step 1.5": {**{name: columns[name][0] for name in LAY.key}, "time_step": 1.5},
+        "sinusoid without a phase": {**{name: columns[name][0] for name in LAY.key}, "phase_deg": None},
+        "unknown family": {**{name: columns[name][0] for name in LAY.key}, "family": "linear_solv"},
+        "chirp at 0.5": {**{name: columns[name][chirp] for name in LAY.key}, "amplitude_scale": 0.5},
+        "question 3": {**{name: columns[name][0] for name in LAY.key}, "question_id": 3},
+    }
+    table = pa.Table.from_pylist(list(rows.values()))
+    found = canonical_row_ids({name: table.column(name) for name in LAY.key})
+    assert dict(zip(rows, found.tolist(), strict=True)) == {
+        "as given": chirp,
+        "whole floats": 1,
+        "a chirp's frequency": chirp,
+        "step 64": -1,
+        "step 1.5": -1,
+        "sinusoid without a phase": -1,
+        "unknown family": -1,
+        "chirp at 0.5": -1,
+        "question 3": -1,
+    }
+    strings = {name: pa.array([str(v) for v in columns[name][:2]]) for name in LAY.key}
+    assert canonical_row_ids(strings) is None
+    assert np.array_equal(
+        canonical_row_ids(
+            {n: pa.array(v[:0], pa.float64()) for n, v in columns.items()}
+            | {"family": pa.array([], pa.string()), "signal_type": pa.array([], pa.string())}
+        ),
+        np.array([], dtype=np.int64),
+    )
+
+
+def test_every_key_of_the_split_passes_the_schema():
+    """The Arrow block reader takes a key of the split as valid in every key field (see
+    `submission._read_arrow_block`): the schema must agree, for every key."""
+    from mathbode.schema.compiled import compiled
+    from mathbode.schema.keys import canonical_row_order
+
+    schema = compiled("predictions.schema.json")
+    bad = [key for key in canonical_row_order() if schema.errors({**key._asdict(), "prediction": None})]
+    assert bad == []

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mathbode.schema import layout
-from mathbode.schema.compiled import CompiledSchema, compiled, load_schema
+from mathbode.schema.compiled import MISSING, CompiledSchema, compiled
+from mathbode.schema.json_schemas import load_schema
 
 LAY = layout()
 
@@ -131,7 +132,7 @@ def test_the_column_wise_filter_lets_no_invalid_row_through(name, base, batch):
     rows = [_edited(base, edits) for edits in batch]
     fast = compiled(name)
     plain = jsonschema.Draft202012Validator(load_schema(name))
-    suspects = set(fast.suspect_rows(rows))
+    suspects = set(fast.suspect_columns(_columns(rows)))
     for i, row in enumerate(rows):
         if i not in suspects:
             assert plain.is_valid(row), row
@@ -140,16 +141,21 @@ def test_the_column_wise_filter_lets_no_invalid_row_through(name, base, batch):
             assert i in suspects
 
 
+def _columns(rows):
+    """Rows as `suspect_columns` takes them: a column per field, MISSING where a row lacks it."""
+    names = sorted({name for row in rows for name in row})
+    return {name: [row.get(name, MISSING) for row in rows] for name in names}
+
+
 def test_the_column_wise_filter_passes_a_clean_batch_and_names_the_bad_rows():
     rows = [dict(_valid_prediction, time_step=t) for t in range(64)]
     schema = compiled("predictions.schema.json")
-    assert schema.suspect_rows(rows) == []
+    assert schema.suspect_columns(_columns(rows)) == []
     rows[5]["time_step"] = 64
     rows[9]["meta"] = []
     rows[11] = dict(rows[11], prediction=1.0)
     rows[20] = dict(rows[20], response="", model="")
-    assert schema.suspect_rows(rows) == [5, 9, 11, 20]
-    assert schema.suspect_rows([{"a": 1}, "not an object"]) == [0, 1]
+    assert schema.suspect_columns(_columns(rows)) == [5, 9, 11, 20]
 
 
 def test_the_content_hash_of_strings_is_the_length_prefixed_stream():
