@@ -128,18 +128,6 @@ def canonical_family_keys(family: str) -> frozenset[RowKey]:
 
 
 @cache
-def canonical_sweep_set() -> frozenset[SweepKey]:
-    """Every sweep of the canonical split (all families)."""
-    return frozenset(s for fam in layout().families for s in canonical_sweeps(fam))
-
-
-@cache
-def canonical_keys() -> frozenset[RowKey]:
-    """Every row key of the canonical split (all families)."""
-    return frozenset(canonical_row_order())
-
-
-@cache
 def preset_sweep_keys(preset: str) -> frozenset[SweepKey]:
     """The sweeps a preset asks for, over every family of the layout."""
     lay = layout()

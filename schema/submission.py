@@ -346,8 +346,8 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
 
     Arrow parses faster than Python's `json` but accepts what JSON does not (NaN, Infinity),
     cannot tell a null from an absent field, and reads `-0` as a float: a block counts as clean
-    only where the two readers agree. No escapes `\\u` (a key could be spelt with them), no
-    integer -0, every number finite (NaN and Infinity read as numbers too), valid UTF-8, one
+    only where the two readers agree. No `\\u` escape of a surrogate (Python's reader refuses a
+    lone one), no integer -0, every number finite (NaN and Infinity read as numbers too), valid UTF-8, one
     object per line, only the schema's fields, a key of the split on every line, each seen once.
     Where a field that may be absent or null reads as null, whether the line has it is read from
     the line's bytes (`"name":` is in the line exactly where the field is). A key of the split
@@ -365,7 +365,7 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
         data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if b"\\u" in data or (b"-0" in data and _MINUS_ZERO.search(data)):
+    if (b"\\u" in data and _SURROGATE_ESCAPE.search(data)) or (b"-0" in data and _MINUS_ZERO.search(data)):
         return None
     try:
         table = pajson.read_json(io.BytesIO(data))
@@ -386,7 +386,10 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
         if any('"' in name or name in state.known_fields for name in inner):
             return None  # a meta field named like a top-level one would be counted as one
     valid = {name: _valid(columns.get(name), n) for name in _MAYBE_ABSENT}
-    has = {name: _present(lines, columns.get(name), valid[name], name) for name in _MAYBE_ABSENT}
+    found = {name: _present(lines, columns.get(name), valid[name], name) for name in _MAYBE_ABSENT}
+    has = {name: mask for name, mask in found.items() if mask is not None}
+    if len(has) != len(found):
+        return None
     if not (has["frequency_cycles"].all() and has["phase_deg"].all()):
         return None  # required (null allowed)
     if (has["response"] == has["prediction"]).any():
@@ -454,15 +457,23 @@ def _arrow_may_read(data: bytes, starts: np.ndarray) -> bool:
     return bool(per_line.max() <= MAX_ARROW_BRACKETS)
 
 
-def _present(lines: list[bytes], column: pa.Array | None, valid: np.ndarray, name: str) -> np.ndarray:
-    """Which lines have field `name`. Where Arrow read a value, the line has it; where it read
-    null, the line has it if `"name":` is in the line (a field twice is an error of Arrow's reader)."""
+def _present(lines: list[bytes], column: pa.Array | None, valid: np.ndarray, name: str) -> np.ndarray | None:
+    """Which lines have field `name` (None: a line Python's reader refuses). Where Arrow read a
+    value, the line has it; where it read null, the line has it if `"name":` is in the line (a
+    field twice is an error of Arrow's reader), or, in a line with a `\\u` escape (a name may be
+    spelt with one), if Python's reader finds it."""
     if column is None or valid.all():
         return valid if column is None else np.ones(len(lines), dtype=bool)
     has = valid.copy()
     search = _field_pattern(name).search
     for i in np.flatnonzero(~valid).tolist():
-        has[i] = search(lines[i]) is not None
+        if b"\\u" in lines[i]:
+            try:
+                has[i] = name in _DECODER.decode(lines[i].decode("utf-8"))
+            except (ValueError, RecursionError):
+                return None
+        else:
+            has[i] = search(lines[i]) is not None
     return has
 
 
@@ -518,6 +529,8 @@ _KINDS = {
     # Flat, as the runner writes it: Python's reader refuses deep nesting that Arrow's reads.
     "meta": lambda kind: pa.types.is_null(kind) or (pa.types.is_struct(kind) and _flat(kind)),
 }
+#: A `\\u` escape of a UTF-16 surrogate: Python's reader reports a lone one, Arrow's need not.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 #: An integer -0, which Arrow reads as the float -0.0 and Python as the integer 0.
 _MINUS_ZERO = re.compile(rb"-0\s*[,}\]]")
 

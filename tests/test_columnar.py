@@ -103,9 +103,14 @@ def test_the_block_reader_reports_what_the_line_reader_reports(
 
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n"])
-def test_a_clean_file_is_read_by_arrow_and_reads_every_line(valid_lines, tmp_path, monkeypatch, ending):
+@pytest.mark.parametrize("text", ["ascii", "escaped"])
+def test_a_clean_file_is_read_by_arrow_and_reads_every_line(valid_lines, tmp_path, monkeypatch, ending, text):
+    lines = valid_lines
+    if text == "escaped":  # as Python's json.dumps writes non-ASCII text by default: \u00d7
+        lines = [json.dumps({**json.loads(line), "model": "m \u00d7 \u2248"}) for line in lines]
+        assert all("\\u00d7" in line for line in lines)
     path = tmp_path / "sub.jsonl"
-    path.write_bytes((ending.join(valid_lines) + ending).encode())
+    path.write_bytes((ending.join(lines) + ending).encode())
     calls = []
     original = submission._read_arrow_block
 
@@ -124,6 +129,13 @@ def test_a_clean_file_is_read_by_arrow_and_reads_every_line(valid_lines, tmp_pat
 #: Lines Arrow's reader takes but Python's `json` reads otherwise or refuses (see `_read_arrow_block`).
 ARROW_TRAPS = {
     "escaped key": lambda line: line.replace('"response"', '"resp\\u006fnse"'),
+    "escaped key twice": lambda line: line[:-1] + ', "resp\\u006fnse": "x"}',
+    "escaped model key": lambda line: line[:-1] + ', "m\\u006fdel": "m"}',
+    "escaped text": lambda line: line.replace("[answer_end]", "\\u00d7 \\u2248 [answer_end]"),
+    "escaped emoji": lambda line: line.replace("[answer_end]", "\\ud83d\\ude00 [answer_end]"),
+    "lone surrogate": lambda line: line.replace("[answer_end]", "\\ud83d [answer_end]"),
+    "escaped backslash u": lambda line: line.replace("[answer_end]", "\\\\ud800 [answer_end]"),
+    "escaped meta key": lambda line: line[:-1] + ', "meta": {"pr\\u006fmpting": "few-shot"}}',
     "escaped null prediction": lambda line: line[:-1] + ', "predicti\\u006fn": null}',
     "null prediction beside a response": lambda line: line[:-1] + ', "prediction": null}',
     "prediction named inside the text": lambda line: line.replace("[answer_end]", 'said \\"prediction\\" [answer_end]'),
