@@ -1,7 +1,9 @@
 """Read and validate a submission: predictions JSONL, one object per line.
 
-`read_submission` returns the lines that can be scored together with the report, so the
-scorer reads a file once; `validate_submission` is the report alone.
+`read_submission` returns the lines that can be scored (as columns, `Answers`) together with the
+report, so the scorer reads a file once; `validate_submission` is the report alone. A block of
+lines Arrow's reader proves clean goes straight to columns; any other block is read line by line
+by Python's reader, which names every problem (see `_read_arrow_block`).
 """
 
 from __future__ import annotations
