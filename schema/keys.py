@@ -169,21 +169,31 @@ def row_key_of(row_id: int) -> RowKey:
     return canonical_sweep_order()[sweep].row(step)
 
 
+class _SweepCodes(NamedTuple):
+    """The values each sweep field takes (a value's code is its position) and, by the codes of
+    (signal, amplitude, frequency, phase), a sweep's number within its question (-1: none).
+    Frequency and phase have one code more, "not a sinusoid's" (their values are ignored there)."""
+
+    number: np.ndarray
+    signals: tuple[str, ...]
+    amplitudes: tuple[float, ...]
+    frequencies: tuple[float, ...]
+    phases: tuple[float, ...]
+
+
 @cache
-def _sweep_codes() -> tuple[np.ndarray, tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
-    """(signal, amplitude, frequency, phase) codes -> a sweep's number within its question, -1 for
-    none; frequency and phase have one code more, "not a sinusoid's" (their values are ignored there)."""
+def _sweep_codes() -> _SweepCodes:
     lay = layout()
     amplitudes = tuple(sorted({s.amplitude_scale for s in lay.sweeps()}))
     frequencies, phases = lay.sinusoid_frequencies, lay.sinusoid_phases_deg
     signals = tuple(dict.fromkeys(s.signal_type for s in lay.sweeps()))
-    table = np.full((len(signals), len(amplitudes), len(frequencies) + 1, len(phases) + 1), -1, dtype=np.int64)
-    for number, sweep in enumerate(lay.sweeps()):
+    number = np.full((len(signals), len(amplitudes), len(frequencies) + 1, len(phases) + 1), -1, dtype=np.int64)
+    for n, sweep in enumerate(lay.sweeps()):
         sinusoid = sweep.signal_type == SINUSOID
         f = frequencies.index(sweep.frequency_cycles) if sinusoid else len(frequencies)
         p = phases.index(sweep.phase_deg) if sinusoid else len(phases)
-        table[signals.index(sweep.signal_type), amplitudes.index(sweep.amplitude_scale), f, p] = number
-    return table, amplitudes, frequencies, phases
+        number[signals.index(sweep.signal_type), amplitudes.index(sweep.amplitude_scale), f, p] = n
+    return _SweepCodes(number, signals, amplitudes, frequencies, phases)
 
 
 def _code(column: pa.ChunkedArray | pa.Array, values: tuple[Any, ...]) -> np.ndarray:
@@ -214,20 +224,19 @@ def canonical_row_ids(columns: Mapping[str, pa.ChunkedArray | pa.Array]) -> np.n
         nullable = name in ("frequency_cycles", "phase_deg") and pa.types.is_null(kind)
         if not (nullable or (pa.types.is_string(kind) if text else any(is_(kind) for is_ in _NUMBER_KINDS))):
             return None
-    table, amplitudes, frequencies, phases = _sweep_codes()
-    signals = tuple(dict.fromkeys(s.signal_type for s in lay.sweeps()))
+    codes = _sweep_codes()
     family = _code(columns["family"], lay.families)
     question = _code(columns["question_id"], lay.question_ids)
-    signal = _code(columns["signal_type"], signals)
-    amplitude = _code(columns["amplitude_scale"], amplitudes)
-    sinusoid = signal == signals.index(SINUSOID)
-    freq = np.where(sinusoid, _code(columns["frequency_cycles"], frequencies), len(frequencies))
-    phase = np.where(sinusoid, _code(columns["phase_deg"], phases), len(phases))
+    signal = _code(columns["signal_type"], codes.signals)
+    amplitude = _code(columns["amplitude_scale"], codes.amplitudes)
+    sinusoid = signal == codes.signals.index(SINUSOID)
+    freq = np.where(sinusoid, _code(columns["frequency_cycles"], codes.frequencies), len(codes.frequencies))
+    phase = np.where(sinusoid, _code(columns["phase_deg"], codes.phases), len(codes.phases))
     steps = np.asarray(columns["time_step"].cast(pa.float64(), safe=False), dtype=np.float64)
     whole = np.isfinite(steps) & (np.floor(steps) == steps) & (steps >= 0) & (steps < lay.time_steps)
     known = (family >= 0) & (question >= 0) & (signal >= 0) & (amplitude >= 0) & (freq >= 0) & (phase >= 0) & whole
     sweep = np.full(len(family), -1, dtype=np.int64)
-    sweep[known] = table[signal[known], amplitude[known], freq[known], phase[known]]
+    sweep[known] = codes.number[signal[known], amplitude[known], freq[known], phase[known]]
     known &= sweep >= 0
     per_question = len(lay.sweeps())
     ids = ((family * len(lay.question_ids) + question) * per_question + sweep) * lay.time_steps
