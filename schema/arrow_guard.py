@@ -1,5 +1,6 @@
 """What Arrow's JSON reader may be given: it crashes the process (SIGSEGV) on some input, where
-Python's reader raises. Both the submission reader and the release check ask here first."""
+Python's reader raises. The release check asks here first; the submission reader asks the same
+of a block's lines column-wise (`submission._arrow_may_read`)."""
 
 from __future__ import annotations
 
