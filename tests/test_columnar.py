@@ -395,3 +395,39 @@ def test_every_key_of_the_split_passes_the_schema():
     schema = compiled("predictions.schema.json")
     bad = [key for key in canonical_row_order() if schema.errors({**key._asdict(), "prediction": None})]
     assert bad == []
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                '{"a": 1}',
+                ' {"a": 1}',
+                '{"a": 1} ',
+                '{"a": 1}\r',
+                "",
+                " ",
+                "null",
+                "[1]",
+                "{",
+                "}",
+                "{}",
+                '{"a": ' + "[" * 950 + "]" * 950 + "}",
+                '{"a": ' + "[" * 890 + "]" * 890 + "}",
+                '"x"',
+            ]
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_column_wise_arrow_guard_is_never_looser_than_the_line_guard(lines):
+    """A block the column-wise guard passes has no line the line guard refuses (it may refuse
+    more: a line with surrounding spaces goes to Python's reader)."""
+    from mathbode.schema.arrow_guard import arrow_line_problem
+
+    raw = [line.encode() for line in lines]
+    if submission._arrow_may_read(b"\n".join(raw), submission._line_starts(raw)):
+        assert all(arrow_line_problem(line) is None for line in raw)
+    if all(line in ('{"a": 1}', '{"a": 1}\r', "{}") for line in lines):
+        assert submission._arrow_may_read(b"\n".join(raw), submission._line_starts(raw))
