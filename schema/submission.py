@@ -349,8 +349,9 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
     Arrow parses faster than Python's `json` but accepts what JSON does not (NaN, Infinity),
     cannot tell a null from an absent field, and reads `-0` as a float: a block counts as clean
     only where the two readers agree. No `\\u` escape of a surrogate (Python's reader refuses a
-    lone one), no integer -0, every number finite (NaN and Infinity read as numbers too), valid UTF-8, one
-    object per line, only the schema's fields, a key of the split on every line, each seen once.
+    lone one), no integer -0, every number finite (NaN and Infinity read as numbers too), valid
+    UTF-8, one object per line, only the schema's fields, a key of the split on every line, each
+    seen once.
     Where a field that may be absent or null reads as null, whether the line has it is read from
     the line's bytes (`"name":` is in the line exactly where the field is). A key of the split
     satisfies every rule the schema has for key fields (a test checks every key of the split), so
@@ -411,14 +412,14 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
         state.first_line[rows] = 0
         return None
     if model is not None:
-        for value, first in _first_lines(model, numbers):
-            state.models.setdefault(value, first)
+        for value, line in _first_lines(model, numbers):
+            state.models.setdefault(value, line)
     if meta is not None and pa.types.is_struct(meta.type):
         for name in CONDITIONS:
             index = meta.type.get_field_index(name)
             if index >= 0 and pa.types.is_string(meta.type.field(index).type):
-                for value, first in _first_lines(meta.field(index), numbers):
-                    state.seen_conditions.setdefault(name, {}).setdefault(value, first)
+                for value, line in _first_lines(meta.field(index), numbers):
+                    state.seen_conditions.setdefault(name, {}).setdefault(value, line)
     response = columns.get("response")
     prediction = columns.get("prediction")
     return Answers(
@@ -426,7 +427,8 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
         line=numbers,
         response=response.to_pylist() if response is not None else [None] * n,
         prediction=(
-            np.asarray(pc.cast(prediction, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+            # An integer beyond 2^53 rounds to the nearest float, as Python's float() rounds it.
+            np.asarray(pc.cast(prediction, pa.float64(), safe=False).to_numpy(zero_copy_only=False), dtype=np.float64)
             if prediction is not None and not pa.types.is_null(prediction.type)
             else np.full(n, np.nan)
         ),

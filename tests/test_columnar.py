@@ -126,6 +126,13 @@ def test_a_clean_file_is_read_by_arrow_and_reads_every_line(valid_lines, tmp_pat
     _same(sub, _read_both(path, monkeypatch)[1])
 
 
+def _prediction(line, literal):
+    """The line with `prediction` (the number as written) in place of its response."""
+    return (
+        json.dumps({k: v for k, v in json.loads(line).items() if k != "response"})[:-1] + f', "prediction": {literal}}}'
+    )
+
+
 #: Lines Arrow's reader takes but Python's `json` reads otherwise or refuses (see `_read_arrow_block`).
 ARROW_TRAPS = {
     "escaped key": lambda line: line.replace('"response"', '"resp\\u006fnse"'),
@@ -156,6 +163,11 @@ ARROW_TRAPS = {
         + "0" * 400
         + "}"
     ),
+    "2^53 + 1 prediction": lambda line: _prediction(line, "9007199254740993"),
+    "int64 max prediction": lambda line: _prediction(line, "9223372036854775807"),
+    "2^64 prediction": lambda line: _prediction(line, "18446744073709551616"),
+    "2^53 + 1 question": lambda line: line.replace('"question_id": 0', '"question_id": 9007199254740993'),
+    "2^53 + 1 step": lambda line: json.dumps({**json.loads(line), "time_step": 2**53 + 1}),
     "400-digit meta": lambda line: line[:-1] + ', "meta": {"tokens": 1' + "0" * 400 + "}}",
     "5000-digit meta": lambda line: line[:-1] + ', "meta": {"tokens": 1' + "0" * 5000 + "}}",
     "1e400 meta": lambda line: line[:-1] + ', "meta": {"latency_s": 1e400}}',
