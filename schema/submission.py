@@ -378,9 +378,12 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
     names = set(table.column_names)
     if table.num_rows != n or not names <= state.known_fields or not set(layout().key) <= names:
         return None  # an extra field (a warning), a field missing, two objects on a line
-    columns = {name: table.column(name).combine_chunks() for name in table.column_names}
-    if not all(_KINDS[name](column.type) for name, column in columns.items()):
+    if not all(_KINDS[f.name](f.type) for f in table.schema):
         return None  # a value of a type the field may not have (a list, an object, true)
+    try:
+        columns = {name: table.column(name).combine_chunks() for name in table.column_names}
+    except pa.ArrowException:  # pyarrow has failed here on some nested columns: Python's reader decides
+        return None
     if not all(map(all_finite, columns.values())):
         return None  # Arrow reads an integer beyond the float range as infinity; Python keeps it exact
     meta = columns.get("meta")

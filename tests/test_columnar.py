@@ -443,3 +443,45 @@ def test_the_column_wise_arrow_guard_is_never_looser_than_the_line_guard(lines):
         assert all(arrow_line_problem(line) is None for line in raw)
     if all(line in ('{"a": 1}', '{"a": 1}\r', "{}") for line in lines):
         assert submission._arrow_may_read(b"\n".join(raw), submission._line_starts(raw))
+
+
+#: Any JSON value, numbers at their edges included (integers past 2^53 and 2^64, floats near the limit).
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0, 1, 2, 0.5, 1.0, 2.5, 4, 63, 64, -0.0, 1e308, 2**53 + 1, "sinusoid", "chirp", ""])
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=4), inner, max_size=2),
+    max_leaves=4,
+)
+FIELDS = [*LAY.key, "response", "prediction", "model", "meta", "extra"]
+
+
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 255), st.sampled_from(FIELDS), st.one_of(st.just("<delete>"), JSON_VALUES)),
+        min_size=1,
+        max_size=3,
+    ),
+    ascii_only=st.booleans(),
+)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_value_in_any_field_reads_the_same_both_ways(valid_lines, tmp_path, monkeypatch, edits, ascii_only):
+    """The Arrow reader takes a block only where Python's reader finds it clean, and then reads the
+    same numbers and texts; it never raises, whatever a field holds."""
+    monkeypatch.setattr(submission, "BLOCK_LINES", 32)  # the damaged block aside, the others are Arrow's
+    lines = list(valid_lines)
+    for index, name, value in edits:
+        obj = json.loads(lines[index])
+        if value == "<delete>":
+            obj.pop(name, None)
+        else:
+            obj[name] = value
+        lines[index] = json.dumps(obj, ensure_ascii=ascii_only)
+    path = tmp_path / "sub.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    fast, exact = _read_both(path, monkeypatch)
+    _same(fast, exact)
