@@ -14,10 +14,12 @@ import io
 import math
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .keys import RowKey, canonical_row_order, format_key
+from .answers import Answers
+from .keys import format_key, row_key_of
 from .layout import layout
 from .parquet import read_parquet
 from .report import Report
@@ -48,15 +50,10 @@ def _same(found: Any, expected: Any) -> bool:
         return False
 
 
-#: One answer: (key, 1-based row, response, prediction, has_response), the fields of a `Prediction`.
-Answer = tuple[RowKey, int, str | None, float | None, bool]
-
-
-def read_row_id_parquet(data: bytes, report: Report) -> tuple[list[Answer], str | None]:
-    """The answers of a row_id parquet and its model name (when it has a `model` column).
-
-    Every problem goes to `report`."""
-    answers: list[Answer] = []
+def read_row_id_parquet(data: bytes, report: Report) -> tuple[Answers, str | None]:
+    """The answers of a row_id parquet (each line is its 1-based row) and its model name (when it
+    has a `model` column). Every problem goes to `report`."""
+    answers = Answers.of([])
     try:
         table = read_parquet(io.BytesIO(data))
     except (OSError, pa.ArrowException, ValueError) as err:
@@ -90,15 +87,20 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[list[Answer], str 
         expected = "text" if is_text else "numbers (NaN or null = no answer)"
         report.error("schema", "file", value_column, expected, f"a column of {value_type}")
         return answers, None
-    order = canonical_row_order()
-    checked = [c for c in layout().key if c in names]
+    lay = layout()
+    total = len(lay.families) * lay.rows_per_family
+    checked = [c for c in lay.key if c in names]
     columns = {c: table.column(c).to_pylist() for c in {ROW_ID, value_column, *checked, "model"} & set(names)}
     first: dict[int, int] = {}
     models: dict[str, int] = {}
+    rows: list[int] = []
+    lines: list[int] = []
+    texts: list[str | None] = []
+    numbers: list[float] = []
     for i, row_id in enumerate(columns[ROW_ID]):
         where = f"row {i + 1}"
-        if row_id is None or not 0 <= row_id < len(order):
-            report.error("unknown-key", where, ROW_ID, f"a row_id from 0 to {len(order) - 1}", repr(row_id))
+        if row_id is None or not 0 <= row_id < total:
+            report.error("unknown-key", where, ROW_ID, f"a row_id from 0 to {total - 1}", repr(row_id))
             continue
         if row_id in first:
             report.error(
@@ -106,7 +108,7 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[list[Answer], str 
             )
             continue
         first[row_id] = i + 1
-        key = order[row_id]
+        key = row_key_of(row_id)
         wrong = [c for c in checked if not _same(columns[c][i], getattr(key, c))]
         if wrong:
             found = ", ".join(f"{c}={columns[c][i]!r}" for c in wrong)
@@ -121,12 +123,20 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[list[Answer], str 
         value = columns[value_column][i]
         if "model" in columns and isinstance(columns["model"][i], str):
             models.setdefault(columns["model"][i], i + 1)
-        if is_text:
-            answers.append((key, i + 1, value, None, True))
-        else:
-            # NaN is that code's "no answer"; a number beyond the float range is no number either.
-            number = None if value is None or not math.isfinite(float(value)) else float(value)
-            answers.append((key, i + 1, None, number, False))
+        rows.append(row_id)
+        lines.append(i + 1)
+        texts.append(value if is_text else None)
+        numbers.append(math.nan if is_text or value is None else float(value))
+    prediction = np.array(numbers, dtype=np.float64)
+    # NaN is that code's "no answer"; a number beyond the float range is no number either.
+    prediction[~np.isfinite(prediction)] = np.nan
+    answers = Answers(
+        row=np.array(rows, dtype=np.int64),
+        line=np.array(lines, dtype=np.int64),
+        response=texts,
+        prediction=prediction,
+        has_response=np.full(len(rows), is_text, dtype=bool),
+    )
     if len(models) > 1:
         listed = ", ".join(f"{m!r} (first in row {n})" for m, n in models.items())
         report.error("model", "file", "model", "the same model on every row", listed)

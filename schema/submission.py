@@ -189,9 +189,8 @@ def read_submission(path: str | Path) -> Submission:
         with open(path, "rb") as probe:
             head = probe.read(4)
         if head == PARQUET_MAGIC:
-            answers, sub.model = read_row_id_parquet(path.read_bytes(), report)
-            sub.answers = Answers.of(map(Prediction._make, answers))
-            _summarize(report, sub, lines=len(answers))
+            sub.answers, sub.model = read_row_id_parquet(path.read_bytes(), report)
+            _summarize(report, sub, lines=len(sub.answers))
             return sub
         # Line by line (gzip streamed too): memory stays flat however large the file.
         stream: io.BufferedIOBase = gzip.open(path, "rb") if head[:2] == GZIP_MAGIC else open(path, "rb")
