@@ -41,7 +41,7 @@ from .metrics import SWEEP_METRICS, sweep_metrics
 from .reference_index import reference_index
 from .repeatability import repeatability
 from .table import Table
-from .uncertainty import bootstrap, wilson_interval
+from .uncertainty import Reported, bootstrap, wilson_interval
 
 CUSTOM = "custom"
 #: How a file's answers were obtained when its lines' `meta` does not say: the paper's way.
@@ -335,8 +335,10 @@ def score(
         "wilson_95": wilson_interval(int(hits.sum()), rows),
     }
     extra: dict[str, Any] = {}
+    total = overall(fam, lay.families)
     if resamples > 0 and n_sweeps:
-        extra["intervals"], bars = bootstrap(sweeps, config, resamples, tuple(lay.families))
+        reported = Reported.of_summary(fam, total, summary)
+        extra["intervals"], bars = bootstrap(sweeps, config, resamples, tuple(lay.families), reported)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
     extra["repeatability"] = _repeatability(answers, values, where_all, index, conditions or {})
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
@@ -349,7 +351,6 @@ def score(
     }
     if transient_sweeps:
         extra["diagnostics"] = diagnostics(chirp, step, summary)
-    total = overall(fam, lay.families)
     if not n_sweeps:
         total["note"] = "no sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only"
     return Scored(

@@ -159,6 +159,54 @@ def _expanded(point: np.ndarray, resampled: np.ndarray, n: int) -> np.ndarray:
     return point + offset * math.sqrt(n / (n - 1))
 
 
+@dataclass(frozen=True)
+class Reported:
+    """The point estimates a scorer reports, which its intervals must hold bit for bit.
+
+    `families`: family -> score name -> value; `overall`: score name -> value; `cells`:
+    (family, frequency) -> column -> value (the frequency summary's gain and phase error). A
+    number missing here falls back to the bootstrap's own point estimate.
+    """
+
+    families: Mapping[str, Mapping[str, Any]]
+    overall: Mapping[str, Any]
+    cells: Mapping[tuple[str, float], Mapping[str, float]]
+
+    @classmethod
+    def of_point(cls, point: dict[str, Any]) -> "Reported":
+        columns = {"gain": INPUTS.index("gain"), "phase_err_deg": INPUTS.index("phase_err_deg")}
+        return cls(
+            families={f: {n: float(v[0]) for n, v in s.items()} for f, s in point["families"].items()},
+            overall={n: float(v[0]) for n, v in point["overall"].items()},
+            cells={
+                (family, f): {c: float(m[0][i]) for c, i in columns.items()}
+                for family, by_f in point["cells"].items()
+                for f, m in by_f.items()
+            },
+        )
+
+    @classmethod
+    def of_summary(
+        cls, families: Mapping[str, Mapping[str, Any]], overall: Mapping[str, Any], summary: Table
+    ) -> "Reported":
+        cells = {
+            (str(summary["family"][i]), float(summary["frequency_cycles"][i])): {
+                c: float(summary[c][i]) for c in ("gain", "phase_err_deg") if c in summary
+            }
+            for i in range(len(summary))
+        }
+        return cls(families=families, overall=overall, cells=cells)
+
+    def family_score(self, family: str, name: str, own: "Reported") -> float:
+        return float(self.families.get(family, {}).get(name, own.families[family][name]))
+
+    def overall_score(self, name: str, own: "Reported") -> float:
+        return float(self.overall.get(name, own.overall[name]))
+
+    def cell(self, family: str, frequency: float, column: str, own: "Reported") -> float:
+        return float(self.cells.get((family, frequency), {}).get(column, own.cells[(family, frequency)][column]))
+
+
 def _interval(samples: np.ndarray, estimate: float) -> tuple[list[float] | None, bool]:
     """The central LEVEL interval of the replicates, widened to hold `estimate` where it falls
     outside (see `intervals`), and whether it was; None when most replicates have no score."""
@@ -173,7 +221,11 @@ def _interval(samples: np.ndarray, estimate: float) -> tuple[list[float] | None,
 
 
 def bootstrap(
-    sweeps: Table, config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES, families: tuple[str, ...] = ()
+    sweeps: Table,
+    config: ScoreConfig,
+    resamples: int = DEFAULT_RESAMPLES,
+    families: tuple[str, ...] = (),
+    reported: Reported | None = None,
 ) -> tuple[dict[str, Any], Table]:
     """(headline intervals, per-cell intervals) from one set of resampled sweeps.
 
@@ -186,10 +238,16 @@ def bootstrap(
     Per cell (the Bode plot's error bars): each (family, frequency) cell's mean gain and mean phase
     error, columns family, frequency_cycles, gain_low, gain_high, phase_err_low_deg,
     phase_err_high_deg, from the same replicates' cell means.
+
+    The estimate an interval is widened to is the number the scorer reports (`reported`), that
+    very float: the replicates' own point estimate is the same statistic summed in another order,
+    and the two differ in the last bits from one CPU's kernels to another's.
     """
     cells = Cells.of(sweeps)
     reps = cells.replicate(cells.draws(resamples), config)
     point = cells.replicate(None, config)
+    own = Reported.of_point(point)
+    reported = own if reported is None else reported
     complete = all(f in cells.values for f in families)
     widened: list[str] = []
 
@@ -200,12 +258,12 @@ def bootstrap(
         return interval
 
     overall = {
-        name: bounds(f"overall.{name}", reps["overall"][name], float(point["overall"][name][0])) if complete else None
+        name: bounds(f"overall.{name}", reps["overall"][name], reported.overall_score(name, own)) if complete else None
         for name in HEADLINE
     }
     per_family = {
         family: {
-            name: bounds(f"{family}.{name}", scores[name], float(point["families"][family][name][0]))
+            name: bounds(f"{family}.{name}", scores[name], reported.family_score(family, name, own))
             for name in HEADLINE
         }
         for family, scores in reps["families"].items()
@@ -223,9 +281,8 @@ def bootstrap(
     rows = []
     for family, by_frequency in reps["cells"].items():
         for f, resampled in by_frequency.items():
-            estimate = point["cells"][family][f][0]
-            g, _ = _interval(resampled[:, gain], float(estimate[gain]))
-            p, _ = _interval(resampled[:, phase], float(estimate[phase]))
+            g, _ = _interval(resampled[:, gain], reported.cell(family, f, "gain", own))
+            p, _ = _interval(resampled[:, phase], reported.cell(family, f, "phase_err_deg", own))
             rows.append([family, f, *(g or [math.nan] * 2), *(p or [math.nan] * 2)])
     columns = ["family", "frequency_cycles", "gain_low", "gain_high", "phase_err_low_deg", "phase_err_high_deg"]
     return headline, Table.from_rows([dict(zip(columns, row, strict=True)) for row in rows], columns)
