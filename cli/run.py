@@ -18,6 +18,7 @@ from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
 from mathbode.runner.protocols import distinct_prompts
 from mathbode.runner.run import record_path, run
+from mathbode.runner.run_in import DEFAULT_RUN_IN, MAX_RUN_IN, run_in_path
 from mathbode.schema.keys import format_key
 from mathbode.schema.selection import select_rows
 
@@ -51,6 +52,15 @@ def _history(protocol: str, value: str | None) -> int | None:
         return history_window(value)
     except ValueError:
         raise UsageError(f"--history {value}: a number of exchanges (1 or more) or 'all'.") from None
+
+
+def _run_in(protocol: str, value: int | None) -> int:
+    """--run-in: K steps (sequential only), DEFAULT_RUN_IN when not given."""
+    if value is None:
+        return DEFAULT_RUN_IN if protocol == SEQUENTIAL else 0
+    if protocol != SEQUENTIAL:
+        raise UsageError("--run-in goes with --protocol sequential: a stateless request has no earlier steps.")
+    return value
 
 
 @click.command(context_settings=CONTEXT)
@@ -109,6 +119,16 @@ def _history(protocol: str, value: str | None) -> int | None:
     help="Sequential only: the earlier exchanges kept in the conversation, a number or 'all' (default 8).",
 )
 @click.option(
+    "--run-in",
+    "run_in",
+    type=click.IntRange(min=0, max=MAX_RUN_IN),
+    default=None,
+    metavar="K",
+    help=f"Sequential only: steps asked before each sweep's step 0 and never scored, so the scored steps start in "
+    f"steady state (a sinusoid's last K steps; a step's initial level; a chirp's 1-cycle continuation). "
+    f"Default {DEFAULT_RUN_IN}; 0 starts cold.",
+)
+@click.option(
     "--dedupe",
     is_flag=True,
     help="Stateless: ask each distinct prompt once and write its answer to every row that has it (MVP: 85 requests "
@@ -145,6 +165,7 @@ def main(
     instruction_as_system: bool,
     protocol: str,
     history: str | None,
+    run_in: int | None,
     dedupe: bool,
     limit: int | None,
     overwrite: bool,
@@ -171,6 +192,7 @@ def main(
         instruction_as_system=instruction_as_system,
         protocol=protocol,
         history=_history(protocol, history),
+        run_in=_run_in(protocol, run_in),
         dedupe=dedupe,
         api_key_env=api_key_env,
         concurrency=concurrency,
@@ -204,6 +226,7 @@ def main(
         overwrite=overwrite,
         limit=limit,
         progress=lambda total, already: Progress(total, already, note=note),
+        catalogue=ref.table.to_pylist() if config.run_in else None,
     )
     say = lambda text: click.echo(text, err=True)  # noqa: E731
     if result.duplicates_dropped:
@@ -217,6 +240,11 @@ def main(
         f"{result.skipped:,} already answered, {len(result.failed):,} failed. Output: {output} "
         f"(run record {record_path(output).name})."
     )
+    if result.run_in_answered:
+        say(
+            f"{result.run_in_answered:,} run-in answers (asked before step 0, never scored) in "
+            f"{run_in_path(output).name}."
+        )
     resume = shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
     if result.interrupted:
         say(f"Interrupted. Resume with:\n  {resume}")

@@ -31,7 +31,7 @@ def ranked(results: list[Scored]) -> list[Scored]:
 
 #: The conditions that change what a score measures (a deduplicated file asks the same questions
 #: as a full one: it is ranked with it, and only its repeatability is not measured).
-GROUPING = ("answer_format", "prompting", "protocol", "history")
+GROUPING = ("answer_format", "prompting", "protocol", "history", "run_in")
 
 
 def conditions_label(r: Scored) -> str:

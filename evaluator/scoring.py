@@ -263,6 +263,15 @@ def provenance(reference: Reference, config: ScoreConfig, preset: str, parser: P
     }
 
 
+def recorded_conditions(conditions: dict[str, str] | None) -> dict[str, str]:
+    """A submission's conditions with the defaults it was asked under filled in: a sequential
+    file from before run-ins existed started every sweep cold (run-in 0)."""
+    out = {**DEFAULT_CONDITIONS, **(conditions or {})}
+    if out["protocol"] == "sequential":
+        out.setdefault("run_in", "0")
+    return out
+
+
 def score(
     answers: Answers | Sequence[Prediction],
     reference: Reference,
@@ -368,7 +377,7 @@ def score(
             "transient_answers": transient_answers,
             "preset_rows": _preset_rows(preset_name, answered) if preset else None,
             "coverage": preset_coverage(touched) if touched else None,
-            "conditions": {**DEFAULT_CONDITIONS, **(conditions or {})},
+            "conditions": recorded_conditions(conditions),
             "non_compliant": non_compliance(unanswered, parser, total=int(in_scope_line.sum())),
             "accuracy": accuracy,
             **extra,

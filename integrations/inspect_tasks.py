@@ -9,6 +9,8 @@ the `inspect_ai` entry point. Task options (`-T name=value`):
 - `protocol`: `stateless` (the paper's: one sample per row) or `sequential` (one sample per
   sweep: its steps are one conversation in time order, the model's own answers in its context);
 - `history`: sequential only, the earlier exchanges kept (default 8, or `all`);
+- `run_in`: sequential only, steps asked before each sweep's step 0 and never scored (default 8;
+  0 starts cold), as `mathbode run --run-in` asks them;
 - `one_shot`: a worked example of the answer format before each prompt.
 
 The scorer keeps each raw completion as the sample's answer (no NaN for a non-answer: inspect
@@ -46,8 +48,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from mathbode.core.version import __version__
 from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import DEFAULT_HISTORY, SEQUENTIAL, STATELESS, RunConfig
+from mathbode.runner.run_in import RunInPlan, sweep_of
 
 from .records import (
+    RUN_IN,
     STEPS,
     TASK_PRESETS,
     check_protocol,
@@ -55,6 +59,7 @@ from .records import (
     is_exact,
     key_of,
     parse_history,
+    parse_run_in,
     request_config,
     sample_id,
     score_answers,
@@ -73,6 +78,7 @@ def bode(
     protocol: str = STATELESS,
     history: int | None = None,
     one_shot: bool = False,
+    run_in: int = 0,
 ) -> Metric:
     """MB-Core, MB-Plus (paper's and calibrated), compliance, accuracy and the mid-band gain and
     phase error, from every answer of the eval at once (MathBode's scorer groups them into sweeps)."""
@@ -85,7 +91,7 @@ def bode(
                 answers += [(step, step.get("response")) for step in steps]
             elif sample_score.sample_metadata:
                 answers.append((sample_score.sample_metadata, sample_score.score.answer))
-        how = request_config(protocol, history, one_shot).conditions()
+        how = request_config(protocol, history, one_shot, run_in).conditions()
         scored = score_answers(answers, resolve_reference(families, reference), families, "inspect", how)
         return headline(scored)
 
@@ -128,12 +134,19 @@ def prompt_format(one_shot: bool = False) -> Solver:
 @solver
 def sweep_conversation(history: int | None = DEFAULT_HISTORY, one_shot: bool = False) -> Solver:
     """The sequential protocol: a sweep's steps asked in time order as one conversation, each user
-    turn the step's whole prompt after the last `history` exchanges (None: all of them)."""
+    turn the step's whole prompt after the last `history` exchanges (None: all of them). The
+    sample's run-in prompts (`RUN_IN`, see `mathbode.runner.run_in`) are asked first; their answers
+    stay in the conversation and in the sample's metadata, and are never scored."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         config = request_config(SEQUENTIAL, history, one_shot)
         steps = state.metadata[STEPS]
         exchanges: list[tuple[str, str]] = []
+        for lead in state.metadata.get(RUN_IN, []):
+            state.messages = _messages(config, lead["prompt"], exchanges)
+            state = await generate(state)
+            lead["response"] = state.output.completion
+            exchanges.append((lead["prompt"], lead["response"]))
         for step in steps:
             state.messages = _messages(config, step["prompt"], exchanges)
             state = await generate(state)
@@ -151,11 +164,14 @@ def mathbode_task(
     protocol: str = STATELESS,
     history: int | str | None = DEFAULT_HISTORY,
     one_shot: bool = False,
+    run_in: int | str | None = None,
 ) -> Task:
     """A preset of MathBode as an inspect Task (see the module's docstring for the options)."""
     protocol = check_protocol(protocol)
     window = parse_history(history) if protocol == SEQUENTIAL else None
+    lead = parse_run_in(run_in, protocol)
     found = task_rows(preset, families, reference)
+    plan = RunInPlan.of(found.reference.table.to_pylist(), lead) if lead else None
     if protocol == STATELESS:
         samples = [
             Sample(input=row["prompt"], target=repr(row["ground_truth"]), id=sample_id(row), metadata=key_of(row))
@@ -168,7 +184,11 @@ def mathbode_task(
                 input=steps[0]["prompt"],
                 id=sample_id({k: v for k, v in key_of(steps[0]).items() if k != "time_step"}),
                 metadata={
-                    STEPS: [{**key_of(r), "prompt": r["prompt"], "ground_truth": r["ground_truth"]} for r in steps]
+                    STEPS: [{**key_of(r), "prompt": r["prompt"], "ground_truth": r["ground_truth"]} for r in steps],
+                    RUN_IN: [
+                        {"asked": key_of(r), "prompt": r["prompt"]}
+                        for r in (plan.rows(sweep_of(steps[0])) if plan else [])
+                    ],
                 },
             )
             for steps in sweeps(found.rows)
@@ -180,7 +200,7 @@ def mathbode_task(
         solver=solvers,
         scorer=answers(),
         # The task's own metrics: inspect's accuracy of exact answers, and the Bode scores.
-        metrics=[accuracy(), stderr(), bode(found.families, reference, protocol, window, one_shot)],
+        metrics=[accuracy(), stderr(), bode(found.families, reference, protocol, window, one_shot, lead)],
         config=GENERATE_DEFAULTS,
         name=f"mathbode_{name}",
         version=__version__,
@@ -188,7 +208,7 @@ def mathbode_task(
             "preset": preset,
             "families": found.families,
             "reference": found.reference.provenance(),
-            **request_config(protocol, window, one_shot).conditions(),
+            **request_config(protocol, window, one_shot, lead).conditions(),
         },
     )
 
@@ -202,8 +222,9 @@ def _preset_task(name: str, preset: str, summary: str) -> Any:
         protocol: str = STATELESS,
         history: int | str | None = DEFAULT_HISTORY,
         one_shot: bool = False,
+        run_in: int | str | None = None,
     ) -> Task:
-        return mathbode_task(preset, families, reference, protocol, history, one_shot)
+        return mathbode_task(preset, families, reference, protocol, history, one_shot, run_in)
 
     make.__name__ = make.__qualname__ = name
     make.__doc__ = summary

@@ -15,6 +15,7 @@ from mathbode.evaluator.angles import angle_mean
 from mathbode.evaluator.scoring import Scored, score
 from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
+from mathbode.runner.run_in import DEFAULT_RUN_IN, MAX_RUN_IN
 from mathbode.schema.keys import RowKey, row_key
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import STRICT, truncate
@@ -34,6 +35,8 @@ TASK_PRESETS = {
 #: A sequential sample's metadata field: the sweep's steps in time order, each its key fields,
 #: prompt and (once asked) `response`.
 STEPS = "mathbode_steps"
+#: A sequential sample's run-in: the prompts asked before its step 0 (and, once asked, their answers).
+RUN_IN = "mathbode_run_in"
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,24 @@ def key_of(fields: Mapping[str, Any]) -> dict[str, Any]:
     return {name: fields[name] for name in KEY_FIELDS}
 
 
-def request_config(protocol: str = STATELESS, history: int | None = None, one_shot: bool = False) -> RunConfig:
+def request_config(
+    protocol: str = STATELESS, history: int | None = None, one_shot: bool = False, run_in: int = 0
+) -> RunConfig:
     """How a framework task asks, as the runner's own request settings: its prompts (the history
-    window, the one-shot example) and the conditions every answer is recorded with."""
-    return RunConfig(model="framework", protocol=protocol, history=history, one_shot=one_shot)
+    window, the one-shot example, the run-in) and the conditions every answer is recorded with."""
+    return RunConfig(model="framework", protocol=protocol, history=history, one_shot=one_shot, run_in=run_in)
+
+
+def parse_run_in(run_in: int | str | None, protocol: str) -> int:
+    """A task's `run_in` option: steps asked before each sweep's step 0 (sequential only)."""
+    if run_in is None:
+        return DEFAULT_RUN_IN if protocol == SEQUENTIAL else 0
+    text = str(run_in).strip()
+    if not text.isdigit() or not 0 <= int(text) <= MAX_RUN_IN:
+        raise ValueError(f"run_in={run_in!r}: give a number of steps from 0 to {MAX_RUN_IN}")
+    if int(text) and protocol != SEQUENTIAL:
+        raise ValueError("run_in goes with protocol=sequential: a stateless request has no earlier steps")
+    return int(text)
 
 
 def parse_history(history: int | str | None) -> int | None:

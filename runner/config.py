@@ -10,6 +10,7 @@ from mathbode.core.errors import UsageError
 from mathbode.schema.layout import layout
 
 from .formats import MECHANISMS, one_shot_messages
+from .run_in import MAX_RUN_IN
 
 STATELESS, SEQUENTIAL = "stateless", "sequential"
 PROTOCOLS = (STATELESS, SEQUENTIAL)
@@ -62,6 +63,9 @@ class RunConfig:
     history: int | None = None
     #: Stateless only: ask each distinct prompt once and write its answer to every row that has it.
     dedupe: bool = False
+    #: Sequential only: steps asked before each sweep's step 0 and never scored, so the measured
+    #: steps start in steady state (see `run_in`); 0 starts cold.
+    run_in: int = 0
 
     #: The environment variable holding the API key (its value is never recorded).
     api_key_env: str = "OPENAI_API_KEY"
@@ -84,6 +88,7 @@ class RunConfig:
         "protocol",
         "history",
         "dedupe",
+        "run_in",
     )
 
     def validate(self) -> "RunConfig":
@@ -103,6 +108,10 @@ class RunConfig:
             raise UsageError(f"--protocol: one of {', '.join(PROTOCOLS)}.")
         if self.history is not None and (self.protocol != SEQUENTIAL or self.history < 1):
             raise UsageError("--history N (1 or more) goes with --protocol sequential.")
+        if self.run_in and self.protocol != SEQUENTIAL:
+            raise UsageError("--run-in goes with --protocol sequential: a stateless request has no earlier steps.")
+        if not 0 <= self.run_in <= MAX_RUN_IN:
+            raise UsageError(f"--run-in must be 0 to {MAX_RUN_IN} steps (one period of the slowest sinusoid).")
         if self.dedupe and self.protocol == SEQUENTIAL:
             raise UsageError("--dedupe goes with the stateless protocol: a conversation's turns are never repeats.")
         key = self.api_key
@@ -157,6 +166,7 @@ class RunConfig:
         }
         if self.protocol == SEQUENTIAL:
             out["history"] = "all" if self.history is None else str(self.history)
+            out["run_in"] = str(self.run_in)
         if self.dedupe:
             out["dedupe"] = "yes"  # repeats of a prompt share one answer: repeatability is not measured
         return out

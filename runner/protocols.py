@@ -6,8 +6,11 @@ conversation in time order: step t is a user turn after the model's own answers 
 steps (the last `--history` exchanges of them), so anchoring on an earlier answer shows as a real
 low-pass. A sweep's steps are asked one after another; sweeps run side by side.
 
-Resume: a sweep's answered steps are a prefix of it (a failed step stops its sweep); the next
-run replays them, as recorded in the output, as the conversation so far, so against a
+A sequential sweep may begin with a run-in (`run_in`): steps asked before step 0, their answers
+kept in the conversation and in the run-in journal, never scored.
+
+Resume: a sweep's answered steps (run-in first) are a prefix of it (a failed step stops its
+sweep); the next run replays them, as recorded, as the conversation so far, so against a
 deterministic server a resumed run asks exactly what an uninterrupted one asks.
 """
 
@@ -20,6 +23,7 @@ from mathbode.schema.keys import row_key
 
 from .config import SEQUENTIAL, RunConfig
 from .journal import Journal, JournalError
+from .run_in import RunInJournal, RunInPlan
 
 
 @dataclass
@@ -33,15 +37,27 @@ class Job:
     shared: list[dict[str, Any]] = field(default_factory=list)
     #: --dedupe on resume: the answer the output already holds for this prompt (nothing is asked).
     known: str | None = None
+    #: Sequential: the run-in rows still to ask before `rows` (their answers are never scored).
+    run_in: list[dict[str, Any]] = field(default_factory=list)
+    #: Sequential: the sweep these rows belong to.
+    sweep: tuple[Any, ...] | None = None
 
 
 def _sweep(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row_key(row))[:-1]
 
 
-def jobs(todo: list[dict[str, Any]], rows: list[dict[str, Any]], journal: Journal, config: RunConfig) -> list[Job]:
+def jobs(
+    todo: list[dict[str, Any]],
+    rows: list[dict[str, Any]],
+    journal: Journal,
+    config: RunConfig,
+    plan: RunInPlan | None = None,
+    run_ins: RunInJournal | None = None,
+) -> list[Job]:
     """The work of a run: `todo` (rows not yet answered, canonical order) as jobs; `rows` (every
-    selected row) and the journal give a resumed sweep its recorded conversation."""
+    selected row) and the journal give a resumed sweep its recorded conversation; `plan` and
+    `run_ins` its run-in (what to ask before step 0, what was answered of it)."""
     if config.dedupe:
         return _deduplicated(todo, rows, journal)
     if config.protocol != SEQUENTIAL:
@@ -63,8 +79,17 @@ def jobs(todo: list[dict[str, Any]], rows: list[dict[str, Any]], journal: Journa
                 f"{journal.path}: a sweep has answers after step {missing[0]}, which is not answered, so its "
                 "conversation cannot be replayed. Use --overwrite to start again."
             )
-        history = [(r["prompt"], journal.responses[row_key(r)]) for r in earlier]
-        out.append(Job(sorted(remaining, key=lambda r: r["time_step"]), history))
+        lead = plan.rows(sweep) if plan is not None else []
+        done = (run_ins.responses.get(sweep, []) if run_ins is not None else [])[: len(lead)]
+        if earlier and len(done) < len(lead):
+            raise JournalError(
+                f"{journal.path}: a sweep has answered steps but {len(done)} of its {len(lead)} run-in steps, so "
+                "its conversation cannot be replayed. Use --overwrite to start again."
+            )
+        history = [(r["prompt"], answer) for r, answer in zip(lead, done, strict=False)]
+        history += [(r["prompt"], journal.responses[row_key(r)]) for r in earlier]
+        job = Job(sorted(remaining, key=lambda r: r["time_step"]), history, run_in=lead[len(done) :], sweep=sweep)
+        out.append(job)
     return out
 
 

@@ -29,6 +29,7 @@ from .config import RunConfig
 from .journal import Journal, OutputLock
 from .progress import Progress
 from .protocols import Job, jobs
+from .run_in import RunInJournal, RunInPlan, run_in_path
 
 RECORD_SUFFIX = ".run.json"
 
@@ -60,6 +61,8 @@ class RunResult:
     duplicates_dropped: int = 0
     #: Rows asked of the server in this run (with --dedupe, one per distinct prompt).
     asked: int = 0
+    #: Sequential run-in steps answered in this run (never scored; in the run-in journal).
+    run_in_answered: int = 0
 
     @property
     def answers_per_second(self) -> float:
@@ -73,6 +76,7 @@ class RunResult:
             "compliant": self.compliant,
             "failed": len(self.failed),
             "asked": self.asked,
+            "run_in_answered": self.run_in_answered,
             # The whole output file, this run and the ones it resumed.
             "in_output": self.skipped + self.answered,
             "compliant_in_output": self.skipped_compliant + self.compliant,
@@ -113,10 +117,12 @@ def check_resumable(output: Path, config: RunConfig, overwrite: bool) -> bool:
         previous = json.loads(record.read_text("utf-8"))["parameters"]
     except (ValueError, KeyError, TypeError):
         raise RunMismatchError(f"{record}: not a run record. Use --overwrite to start again.") from None
+    # A record from before a parameter existed ran with its default.
+    before = {"run_in": 0}
     differ = [
-        f"{name} {previous.get(name)!r} -> {value!r}"
+        f"{name} {previous.get(name, before.get(name))!r} -> {value!r}"
         for name, value in config.answer_parameters().items()
-        if previous.get(name) != value
+        if previous.get(name, before.get(name)) != value
     ]
     if differ:
         raise RunMismatchError(
@@ -150,15 +156,18 @@ def run(
     overwrite: bool = False,
     limit: int | None = None,
     progress: Callable[[int, int], Progress] | None = None,
+    catalogue: list[dict[str, Any]] | None = None,
 ) -> RunResult:
-    """Answer every row of `rows` not yet in the journal at `output`; `context` goes into the run record."""
+    """Answer every row of `rows` not yet in the journal at `output`; `context` goes into the run
+    record; `catalogue`, every row of the reference, holds the prompts of the sequential run-in
+    (a chirp's comes from a sinusoid sweep a preset may not select; default `rows`)."""
     config.validate()
     if output.is_dir() or output.name in ("", ".", ".."):
         raise UsageError(f"-o {output}: is a folder; give the name of the predictions file to write.")
     if not output.resolve().parent.is_dir():
         raise UsageError(f"-o {output}: the folder {output.resolve().parent} does not exist.")
     with OutputLock(output):
-        return _run_locked(rows, config, output, context, overwrite, limit, progress)
+        return _run_locked(rows, config, output, context, overwrite, limit, progress, catalogue or rows)
 
 
 def _run_locked(
@@ -169,15 +178,24 @@ def _run_locked(
     overwrite: bool,
     limit: int | None,
     progress: Callable[[int, int], Progress] | None,
+    catalogue: list[dict[str, Any]],
 ) -> RunResult:
     resume = check_resumable(output, config, overwrite)
     # The server first: a refused key or an unreachable server must not cost the existing output
     # or its run record (an --overwrite run cut a finished file to 0 lines before the key was checked).
     asyncio.run(_check_server(config))
     journal = Journal.open(output, fresh=not resume)
+    plan = RunInPlan.of(catalogue, config.run_in) if config.run_in else None
+    run_ins = RunInJournal.open(run_in_path(output), fresh=not resume, length=config.run_in) if plan else None
     pending = [row for row in rows if row_key(row) not in journal.answered]
     todo = pending[:limit] if limit is not None else pending
-    work = jobs(todo, rows, journal, config)
+    try:
+        work = jobs(todo, rows, journal, config, plan, run_ins)
+    except BaseException:
+        journal.close()
+        if run_ins is not None:
+            run_ins.close()
+        raise
     result = RunResult(
         rows=len(rows),
         skipped=len(rows) - len(pending),
@@ -189,6 +207,8 @@ def _run_locked(
     first = _first_start(output) if resume else None
     context = {**context, "output": output.name, "first_started_at": first or started, "started_at": started}
     context["resumed"] = resume
+    if run_ins is not None:
+        context["run_in_journal"] = run_ins.path.name
     _write_record(output, config, context, result, "running")
     bar = progress(len(todo), result.skipped) if progress else None
     start = time.perf_counter()
@@ -199,13 +219,15 @@ def _run_locked(
 
     status = "stopped"  # by an error, unless the run ends or is interrupted
     try:
-        asyncio.run(_drive(work, config, journal, result, bar, checkpoint))
+        asyncio.run(_drive(work, config, journal, result, bar, checkpoint, run_ins))
         status = "finished"
     except KeyboardInterrupt:
         result.interrupted, status = True, "interrupted"
     finally:
         result.seconds = time.perf_counter() - start
         journal.close()
+        if run_ins is not None:
+            run_ins.close()
         if bar is not None:
             bar.close()
         _write_record(output, config, {**context, "finished_at": _now()}, result, status)
@@ -276,6 +298,7 @@ async def _drive(
     result: RunResult,
     bar: Progress | None,
     checkpoint: Callable[[], None] = lambda: None,
+    run_ins: RunInJournal | None = None,
 ) -> None:
     n_workers = min(config.concurrency, max(1, len(jobs)))
     client = make_client(config)
@@ -306,6 +329,28 @@ async def _drive(
                 bar.update(failed=False, compliant=compliant)
             row_done()
 
+        async def run_in(job: Job) -> bool:
+            """Ask the job's remaining run-in steps into its conversation; False if one failed."""
+            for row in job.run_in:
+                if stopping.is_set():
+                    return False
+                await limiter.wait()
+                result.asked += 1
+                try:
+                    answer = await ask(client, config, row["prompt"], job.history)
+                except RetriesExhausted as err:
+                    first = job.rows[0]
+                    result.failed[row_key(first)] = f"run-in: {err.reason} (after {err.attempts} attempts)"
+                    if bar is not None:
+                        bar.update(failed=True, compliant=False)
+                    return False
+                assert run_ins is not None and job.sweep is not None and job.history is not None
+                run_ins.append(job.sweep, row, answer.text, {**answer.meta(), **conditions})
+                result.run_in_answered += 1
+                job.history.append((row["prompt"], answer.text))
+                row_done()
+            return True
+
         async def worker() -> None:
             while not stopping.is_set():
                 try:
@@ -316,6 +361,8 @@ async def _drive(
                     for row in [*job.rows, *job.shared]:
                         write(row, job.known, {**conditions, "shared": True}, parse_ok(job.known))
                     continue
+                if not await run_in(job):
+                    continue  # a run-in step failed: the sweep waits for a resume
                 for row in job.rows:
                     if stopping.is_set():
                         return

@@ -91,6 +91,7 @@ def test_a_smoke_run_of_the_truth_is_a_valid_submission_scoring_1(stub, tmp_path
         "compliant": 1280,
         "failed": 0,
         "asked": 1280,
+        "run_in_answered": 0,
         "in_output": 1280,
         "compliant_in_output": 1280,
     }

@@ -1,0 +1,121 @@
+"""Analytic systems through the real `mathbode run --protocol sequential` and `mathbode score`.
+
+A stub model on 127.0.0.1 applies a known system to the truths of its conversation: a pure delay
+of k steps (`delay-k`: the truth of the prompt k turns back) or a first-order low-pass
+(`anchor-a`: y_t = y_{t-1} + a (truth_t - y_{t-1}), y_{t-1} its own previous answer). Each is run
+cold (--run-in 0) and with run-ins, and the measured mid-band gain, phase and MB-Core are printed
+beside their analytic values: the comparison lives here, in the formulas of `analytic`.
+
+    python benchmarks/bench_dynamics.py [--preset SMOKE|MVP|FULL] [--families linear_solve,...]
+
+It prints the requests each run-in costs, which is how README's default was chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cmath
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from mathbode.builder.oracle import baseline_lines  # noqa: E402
+from mathbode.cli.run import main as run_cli  # noqa: E402
+from mathbode.evaluator.angles import angle_mean  # noqa: E402
+from mathbode.evaluator.scoring import score  # noqa: E402
+from mathbode.hub.reference import resolve_reference  # noqa: E402
+from mathbode.schema import layout, read_submission  # noqa: E402
+from mathbode.schema.selection import select_rows  # noqa: E402
+from tests.fixtures.stub_openai import StubOpenAI  # noqa: E402
+
+T = layout().time_steps
+
+
+def analytic(model: str, f: float) -> complex:
+    """The model's frequency response at f cycles per 64 steps."""
+    w = 2 * math.pi * f / T
+    kind, value = model.split("-")
+    if kind == "delay":
+        return cmath.exp(-1j * w * int(value))
+    a = float(value)
+    return a / (1 - (1 - a) * cmath.exp(-1j * w))
+
+
+def analytic_core(model: str, mid=(4.0, 8.0)) -> float:
+    g = sum(abs(abs(analytic(model, f)) - 1) for f in mid) / len(mid)
+    p = sum(abs(math.degrees(cmath.phase(analytic(model, f)))) for f in mid) / len(mid)
+    return max(0.0, 1 - 0.5 * min(1.0, g / 0.25) - 0.5 * min(1.0, p / 45))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="SMOKE")
+    parser.add_argument("--families", default="all")
+    parser.add_argument("--models", default="anchor-0.2,anchor-0.5,delay-2,delay-4")
+    parser.add_argument("--run-ins", default="0,4,8,16")
+    parser.add_argument("--history", default="all")
+    args = parser.parse_args()
+    families = layout().families if args.families == "all" else tuple(args.families.split(","))
+    ref = resolve_reference(list(families), None)
+    rows = select_rows(ref.table, "ALL")
+    answers = {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
+    asked = len(select_rows(ref.table, args.preset))
+    print(f"preset {args.preset}, families {','.join(families)}, history {args.history}; {asked:,} scored rows")
+    print(
+        f"{'model':<11} {'run-in':>6} {'requests':>9}  {'gain 4':>7} {'gain 8':>7} "
+        f"{'phase 4':>8} {'phase 8':>8} {'MB-Core':>8}"
+    )
+    stub = StubOpenAI(answers).start()
+    try:
+        measure(stub, args, families, ref)
+    finally:
+        stub.stop()
+
+
+def measure(stub: StubOpenAI, args: argparse.Namespace, families: tuple[str, ...], ref) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in args.models.split(","):
+            h4, h8 = analytic(model, 4), analytic(model, 8)
+            print(
+                f"{model:<11} {'exact':>6} {'':>9}  {abs(h4):7.4f} {abs(h8):7.4f} "
+                f"{math.degrees(cmath.phase(h4)):8.2f} {math.degrees(cmath.phase(h8)):8.2f} {analytic_core(model):8.4f}"
+            )
+            for k in [int(x) for x in args.run_ins.split(",")]:
+                out = Path(tmp) / f"{model}-{k}.jsonl"
+                argv = ["--base-url", stub.base_url, "--model", model, "-o", str(out), "--preset", args.preset]
+                argv += ["--families", ",".join(families), "--protocol", "sequential", "--history", args.history]
+                argv += ["--run-in", str(k), "--concurrency", "16"]
+                result = CliRunner().invoke(run_cli, argv, env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None})
+                if result.exit_code:
+                    raise SystemExit(result.output)
+                record = json.loads(out.with_name(out.stem + ".run.json").read_text())
+                sub = read_submission(out)
+                r = score(sub.predictions, ref, model, sub.model, conditions=sub.conditions)
+                g = [
+                    sum(c["gain"] for c in r.summary.rows() if c["frequency_cycles"] == f) / len(families)
+                    for f in (4.0, 8.0)
+                ]
+                p = [
+                    float(
+                        angle_mean(
+                            np.array([c["phase_err_deg"] for c in r.summary.rows() if c["frequency_cycles"] == f])
+                        )
+                    )
+                    for f in (4.0, 8.0)
+                ]
+                print(
+                    f"{'':<11} {k:>6} {record['counts']['asked']:>9,}  {g[0]:7.4f} {g[1]:7.4f} {p[0]:8.2f} {p[1]:8.2f} "
+                    f"{r.overall['mb_core']:8.4f}"
+                )
+
+
+if __name__ == "__main__":
+    main()
