@@ -98,6 +98,9 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
             notes.append(f"{r.label}: {answers_text(r)}.")
         if said_repeat := repeatability_text(r):
             notes.append(f"{r.label}: {said_repeat}.")
+        for family, d in (r.extra.get("dynamics") or {}).items():
+            notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
+            notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
     if wide and grouped:
         notes.append("brackets: 95 % bootstrap intervals over sweeps; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]

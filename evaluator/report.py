@@ -140,6 +140,47 @@ def diagnostics_lines(r: Scored) -> list[str]:
     return lines
 
 
+def dynamics_lines(r: Scored) -> list[str]:
+    """The system each family's sequential answers show (`dynamics`), as Markdown lines."""
+    found = r.extra.get("dynamics")
+    if not found:
+        return []
+
+    def bracket(iv: list[float] | None, digits: int) -> str:
+        return f" [{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]" if iv else ""
+
+    header = ["family", "verdict", "delay (steps)", "delay fit", "low-pass a", "time constant (steps)", "low-pass fit"]
+    rows, flags, notes = [], [], set()
+    for family, d in found.items():
+        if "delay_steps" not in d:
+            rows.append([family, d["verdict"], *["n/a"] * 5])
+            continue
+        rows.append(
+            [
+                family,
+                d["verdict"],
+                f"{d['delay_steps']:.2f}{bracket(d['delay_interval'], 2)} (mod {d['delay_period_steps']:g})",
+                f"{d['delay_residual']:.3f}",
+                f"{d['low_pass_a']:.3f}{bracket(d['low_pass_a_interval'], 3)}",
+                f"{d['time_constant_steps']:.2f}",
+                f"{d['low_pass_residual']:.3f}",
+            ]
+        )
+        flags += [f"{family}: {flag}" for flag in d.get("flags", [])]
+        if d.get("interval_note"):
+            notes.add(d["interval_note"])
+    lines = [
+        "Dynamics (sequential protocol): each family's mean complex response across frequencies, fitted by a "
+        "pure delay and by a first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1}); a fit is its relative "
+        "residual (0: exact). A delay is known modulo the period its frequencies repeat in.",
+        "",
+        *_table(header, rows),
+    ]
+    lines += [""] + [f"- **{flag}**" for flag in flags] if flags else []
+    lines += [""] + [f"- {note}" for note in sorted(notes)] if notes else []
+    return lines
+
+
 def compliance_note(r: Scored) -> str | None:
     """'0 of 1,280 responses were compliant: 1,160 had no answer tags at all; ...', or None when all were."""
     nc = r.extra.get("non_compliant")
@@ -435,6 +476,9 @@ def _markdown(
             lines += _frequency_table(r)
             if (r.extra.get("conditions") or {}).get("protocol", "stateless") == "stateless":
                 lines += ["", STATELESS_PHASE]
+            said_dynamics = dynamics_lines(r)
+            if said_dynamics:
+                lines += ["", *said_dynamics]
         else:
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "

@@ -37,6 +37,7 @@ from .aggregate import (
     overall,
 )
 from .diagnostics import diagnostics, transient_tables
+from .dynamics import dynamics
 from .metrics import SWEEP_METRICS, sweep_metrics
 from .reference_index import reference_index
 from .repeatability import repeatability
@@ -360,6 +361,10 @@ def score(
     }
     if transient_sweeps:
         extra["diagnostics"] = diagnostics(chirp, step, summary)
+    conditions = recorded_conditions(conditions)
+    found = dynamics(sweeps, conditions) if n_sweeps else None
+    if found is not None:
+        extra["dynamics"] = found
     if not n_sweeps:
         total["note"] = "no sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only"
     return Scored(
@@ -377,7 +382,7 @@ def score(
             "transient_answers": transient_answers,
             "preset_rows": _preset_rows(preset_name, answered) if preset else None,
             "coverage": preset_coverage(touched) if touched else None,
-            "conditions": recorded_conditions(conditions),
+            "conditions": conditions,
             "non_compliant": non_compliance(unanswered, parser, total=int(in_scope_line.sum())),
             "accuracy": accuracy,
             **extra,
