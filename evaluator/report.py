@@ -243,6 +243,26 @@ STATELESS_PHASE = (
 )
 
 
+def phase_parts_lines(r: Scored) -> list[str]:
+    """Lag and per-prompt inconsistency per family (`phase_parts`), and what the paper's phase term kept."""
+    parts = r.extra.get("phase_parts")
+    if not parts:
+        return []
+    rows = [
+        [family, _signed(p["lag_deg"], 2), _num(p["inconsistency_deg"], 2), str(p["pairs"])]
+        for family, p in parts.items()
+    ]
+    return [
+        "Phase error in two parts, from the mirrored sweep pairs (start phases 120 and 240 degrees visit the same "
+        "values in opposite time order) at the mid-band: **lag**, the part common to a pair (a timing: what a "
+        "memory shows), and **per-prompt inconsistency**, the part opposite in the pair (what per-prompt errors do "
+        "to a fitted phase; a memoryless model's pair is exactly opposite). The paper's phase term, |mean phase| "
+        "of a cell, averages each pair and so measures the lag alone.",
+        "",
+        *_table(["family", "lag (deg)", "per-prompt inconsistency (deg)", "pairs"], rows),
+    ]
+
+
 def conditions_notes(r: Scored) -> list[str]:
     """How the answers were obtained or scored when that changes what a score means (custom
     scales, constrained format, one-shot, another parser)."""
@@ -476,6 +496,9 @@ def _markdown(
             lines += _frequency_table(r)
             if (r.extra.get("conditions") or {}).get("protocol", "stateless") == "stateless":
                 lines += ["", STATELESS_PHASE]
+            said_parts = phase_parts_lines(r)
+            if said_parts:
+                lines += ["", *said_parts]
             said_dynamics = dynamics_lines(r)
             if said_dynamics:
                 lines += ["", *said_dynamics]

@@ -39,6 +39,7 @@ from .aggregate import (
 from .diagnostics import diagnostics, transient_tables
 from .dynamics import dynamics
 from .metrics import SWEEP_METRICS, sweep_metrics
+from .phase_parts import phase_parts
 from .reference_index import reference_index
 from .repeatability import repeatability
 from .table import Table
@@ -362,6 +363,9 @@ def score(
     if transient_sweeps:
         extra["diagnostics"] = diagnostics(chirp, step, summary)
     conditions = recorded_conditions(conditions)
+    parts = phase_parts(sweeps, config.mid_band)
+    if parts:
+        extra["phase_parts"] = parts
     found = dynamics(sweeps, conditions) if n_sweeps else None
     if found is not None:
         extra["dynamics"] = found
