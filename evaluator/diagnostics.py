@@ -17,11 +17,14 @@ from mathbode.schema.layout import CHIRP, layout
 
 from .reference_index import ReferenceIndex
 from .table import Table, compensated_means
-from .transients import OCTAVES, chirp_curves, curve_at, normalised_step, step_response
+from .transients import OCTAVES, chirp_curves, curve_at, normalised_step, step_response, window_cycles
 
 #: Columns naming a chirp or step sweep in chirp.csv and step.csv.
 TRANSIENT_COLUMNS = ["family", "question_id", "signal_type", "amplitude_scale"]
-STEP_METRICS = ("pre_error", "steady_state_error", "overshoot", "rise_time", "settling_time", "delay", "compliance")
+STEP_METRICS = (
+    *("pre_error", "steady_state_error", "overshoot", "dead_time", "rise_time", "settling_time", "delay"),
+    "compliance",
+)
 #: Where the chirp and the sinusoids are compared: the paper's mid-band.
 AGREEMENT_FREQUENCIES = (4.0, 8.0)
 
@@ -61,7 +64,10 @@ def transient_tables(
     return chirp, step, mean_curves
 
 
-CHIRP_COLUMNS = [*TRANSIENT_COLUMNS, "centre_step", "frequency_cycles", "gain", "phase_err_deg", "compliance"]
+CHIRP_COLUMNS = [
+    *TRANSIENT_COLUMNS,
+    *("centre_step", "frequency_cycles", "window_cycles", "gain", "phase_err_deg", "compliance"),
+]
 
 
 def _chirp_table(index: ReferenceIndex, answers: np.ndarray, chirps: list[SweepKey]) -> Table:
@@ -77,6 +83,7 @@ def _chirp_table(index: ReferenceIndex, answers: np.ndarray, chirps: list[SweepK
     }
     table["centre_step"] = np.tile(curves["centre_step"], len(chirps))
     table["frequency_cycles"] = np.tile(curves["frequency_cycles"], len(chirps))
+    table["window_cycles"] = window_cycles(table["frequency_cycles"], lay.time_steps)
     for name in ("gain", "phase_err_deg", "compliance"):
         table[name] = curves[name].ravel()
     return Table({name: table[name] for name in CHIRP_COLUMNS})

@@ -117,8 +117,11 @@ def diagnostics_lines(r: Scored) -> list[str]:
             cells = [f"{_num(p['gain'], 3)} / {_signed(p['phase_err_deg'], 1)}" for p in c["at"].values()]
             lines.append(f"  {fam:<22}" + "".join(f"{cell:>18}" for cell in cells))
     if diag["step"]:
-        names = ("pre_error", "steady_state_error", "overshoot", "rise_time", "settling_time", "delay")
-        lines.append("step response (normalised by the truth's jump; times in steps after the switch)")
+        names = ("pre_error", "steady_state_error", "overshoot", "dead_time", "rise_time", "settling_time", "delay")
+        lines.append(
+            "step response (normalised by the truth's jump; times in steps after the switch; rise 10-90 %, "
+            "after the dead time)"
+        )
         lines.append(f"  {'family':<22}" + "".join(f"{n:>19}" for n in names))
         for fam, s in diag["step"].items():
             lines.append(
@@ -126,7 +129,10 @@ def diagnostics_lines(r: Scored) -> list[str]:
                 + "".join(f"{_signed(s[n], 4) if n.endswith('error') else _num(s[n], 2):>19}" for n in names)
             )
     if diag["agreement"]:
-        lines.append("agreement (0 for a model that behaves as one linear time-invariant system):")
+        lines.append(
+            "agreement (0 for a unit-gain pure delay; other linear systems read values of their own, a "
+            "first-order low-pass with a = 0.2 +1.3 steps and +0.07, so compare with the dynamics fit):"
+        )
         for fam, a in diag["agreement"].items():
             parts = []
             for name, value in a.items():
@@ -359,7 +365,9 @@ the numbers below. Frequencies are in cycles per 64 steps.
 - **R2**: share of the answers' variance the single sinusoid fit explains. **ACF(1)**: lag-1
   autocorrelation of the fit's residual (structure the sinusoid misses). **H2/H1**: second over
   first harmonic amplitude, fitted jointly with the constant (n/a where the harmonic aliases: at
-  16 cycles the 2nd harmonic is the Nyquist frequency).
+  16 cycles the 2nd harmonic is the Nyquist frequency). **truth's H2/H1**: the same for the exact
+  answers on the same steps (p is printed to 3 decimals and the answer is a nonlinear function of
+  it, so the truth has harmonics of its own); a model's nonlinearity is what exceeds it.
 - **cal. MB-Core, cal. MB-Plus** (calibrated): the same formulas with R2 and ACF(1) measured only
   on what the truth's own shape does not explain, and a flat answer counted as 180 deg off, so the
   exact answers score 1 and a constant answer 0.
@@ -373,15 +381,22 @@ the numbers below. Frequencies are in cycles per 64 steps.
   an interval always holds its estimate (README, "Intervals and paired tests").
 - **chirp**: gain and phase error read in 16-step windows of the logarithmic chirp (1 to 16
   cycles) against the instantaneous frequency at each window's centre; "1 (at 1.39)" means the
-  octave point 1 is read at the nearest window centre, 1.39 cycles.
+  octave point 1 is read at the nearest window centre, 1.39 cycles. A point whose window holds
+  under one cycle of the drive (1 and 2 cycles: 0.35 and 0.5) is n/a: a level and a swing cannot
+  be told apart there. The window sees a delayed chirp at a slightly other frequency, so a pure
+  delay reads low (4 steps: gain 0.8 at 8 cycles); a first-order low-pass reads within 0.04 and 2
+  degrees of its sinusoid values at 4 and 8 cycles.
 - **step** (the drive jumps at step 32; values are normalised by the truth's jump, times are
   steps after it): **pre_error** the settled level before the jump against the truth's;
   **steady_state_error** the mean of the last 16 steps minus 1; **overshoot** the peak above 1;
-  **rise_time** the first step at 0.9 or above; **settling_time** the step from which the
-  response stays within 0.05 of 1; **delay** the first step at 0.5 or above.
+  **dead_time** the first step at 0.1 or above; **rise_time** the steps from there to the first
+  at 0.9 or above (10-90 %: a pure delay has dead time and no rise); **settling_time** the step
+  from which the response stays within 0.05 of 1; **delay** the first step at 0.5 or above.
 - **agreement**: the chirp against the sinusoids at 4 and 8 cycles, the step's delay against the
-  delay the sinusoid phases imply, and the step's final level against the gain at 1 cycle; all 0
-  for a model that behaves as one linear time-invariant system.
+  delay the sinusoid phases imply, and the step's final level against the gain at 1 cycle. All 0
+  for a unit-gain pure delay; another linear system reads values of its own (a first-order
+  low-pass, a = 0.2: +1.3 steps and +0.07), so large values mean nonlinearity only beside a
+  dynamics fit that explains the rest.
 - **n/a**: not measurable, with the reason beside it: too few compliant answers (a sweep needs
   16 of 64), answers that do not move (no phase), a mid-band frequency not answered, or a family
   missing (the overall needs all five).
@@ -398,7 +413,7 @@ def _family_table(r: Scored) -> list[str]:
 def _frequency_table(r: Scored) -> list[str]:
     return _table(
         ["family", "frequency", "gain", "phase error (deg)", "spread (deg)", "flat", "R2", "ACF(1)", "H2/H1"]
-        + ["compliance", "sweeps"],
+        + ["truth's H2/H1", "compliance", "sweeps"],
         [
             [
                 row["family"],
@@ -410,6 +425,7 @@ def _frequency_table(r: Scored) -> list[str]:
                 _num(row["r2"]),
                 _num(row["res_acf1"]),
                 _num(row["h2_over_h1"]),
+                _num(row.get("h2_over_h1_truth")),
                 _num(row["compliance"], 3),
                 str(int(row["num_sweeps"])),
             ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -29,11 +30,19 @@ import numpy as np
 CHIRP_WINDOW = 16
 #: Compliant answers a window needs.
 CHIRP_MIN_POINTS = 12
+#: Cycles of the drive a window must hold for its reading to mean anything. Under one cycle a
+#: level and a swing are hard to tell apart (the three columns of the fit are far from
+#: orthogonal), so anything the template does not capture moves the gain: at the 1- and 2-cycle
+#: points (0.35 and 0.5 of a cycle) a first-order low-pass read 0.57 for 0.854 and a 4-step delay
+#: -60 degrees for -31. Such points are reported as n/a with the reason.
+MIN_WINDOW_CYCLES = 1.0
 #: The octave points the curve is reported at (cycles per T steps).
 OCTAVES = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: Steps before the switch that make the settled pre-step level, and after it the final level.
 SETTLE = 16
-RISE_LEVEL, DELAY_LEVEL, SETTLE_BAND = 0.9, 0.5, 0.05
+#: A response starts at START_LEVEL (the end of its dead time) and has risen at RISE_LEVEL; the
+#: rise time runs between them (10-90 %), so a pure delay of k steps reads dead time k and rise 0.
+START_LEVEL, RISE_LEVEL, DELAY_LEVEL, SETTLE_BAND = 0.1, 0.9, 0.5, 0.05
 
 
 def chirp_phase(time_steps: int, start_cycles: float, end_cycles: float) -> np.ndarray:
@@ -135,10 +144,28 @@ def chirp_curves(truth: np.ndarray, model: np.ndarray, start_cycles: float, end_
     }
 
 
-def curve_at(curve: list[dict[str, float]], frequency: float) -> dict[str, float]:
-    """The curve at `frequency`: interpolated in log frequency between centres, else the nearest end."""
+def window_cycles(frequency_cycles: float | np.ndarray, time_steps: int = 64) -> float | np.ndarray:
+    """Cycles of the drive a CHIRP_WINDOW-step window centred at this instantaneous frequency holds."""
+    return frequency_cycles * CHIRP_WINDOW / time_steps
+
+
+def curve_at(curve: list[dict[str, float]], frequency: float) -> dict[str, Any]:
+    """The curve at `frequency`: interpolated in log frequency between centres, else the nearest
+    end; n/a (with a `note`) where the window there holds under MIN_WINDOW_CYCLES cycles."""
+    out = _curve_at(curve, frequency)
+    out["window_cycles"] = float(window_cycles(out["frequency_cycles"]))
+    if out["window_cycles"] < MIN_WINDOW_CYCLES:
+        out["gain"] = out["phase_err_deg"] = math.nan
+        out["note"] = (
+            f"n/a: the {CHIRP_WINDOW}-step window holds {out['window_cycles']:.2f} of a cycle here, under "
+            f"{MIN_WINDOW_CYCLES:g}: too little to tell a swing from a level"
+        )
+    return out
+
+
+def _curve_at(curve: list[dict[str, float]], frequency: float) -> dict[str, Any]:
     freqs = np.array([r["frequency_cycles"] for r in curve])
-    out: dict[str, float] = {"requested": frequency}
+    out: dict[str, Any] = {"requested": frequency}
     if frequency <= freqs[0] or frequency >= freqs[-1]:
         nearest = curve[0] if frequency <= freqs[0] else curve[-1]
         out.update(
@@ -176,12 +203,13 @@ def step_response(truth: np.ndarray, model: np.ndarray, switch: int) -> dict[str
     """The numbers a control engineer reads off a step response (definitions in the README).
 
     pre_error: (y_pre - truth_pre) / jump; steady_state_error: mean r over the last SETTLE steps
-    minus 1; overshoot: max(r after the switch) - 1, at least 0; rise_time: steps after the
-    switch until r first reaches 0.9; settling_time: steps after the switch from which |r - 1|
-    stays within 0.05; delay: steps after the switch until r first reaches 0.5.
+    minus 1; overshoot: max(r after the switch) - 1, at least 0; dead_time: steps after the
+    switch until r first reaches 0.1; rise_time: steps from there until r first reaches 0.9 (the
+    10-90 % rise time); settling_time: steps after the switch from which |r - 1| stays within
+    0.05; delay: steps after the switch until r first reaches 0.5.
     """
     out = dict.fromkeys(
-        ("pre_error", "steady_state_error", "overshoot", "rise_time", "settling_time", "delay"), math.nan
+        ("pre_error", "steady_state_error", "overshoot", "dead_time", "rise_time", "settling_time", "delay"), math.nan
     )
     out["compliance"] = float(np.isfinite(model).mean())
     levels = _levels(truth, model, switch)
@@ -195,10 +223,15 @@ def step_response(truth: np.ndarray, model: np.ndarray, switch: int) -> dict[str
         out["steady_state_error"] = float(np.nanmean(tail)) - 1
     if np.isfinite(r).any():
         out["overshoot"] = max(0.0, float(np.nanmax(r)) - 1)
-    for name, level in (("rise_time", RISE_LEVEL), ("delay", DELAY_LEVEL)):
-        reached = np.flatnonzero(np.nan_to_num(r, nan=-np.inf) >= level)
-        if reached.size:
-            out[name] = float(reached[0])
+    reached = {}
+    for name, level in (("dead_time", START_LEVEL), ("risen", RISE_LEVEL), ("delay", DELAY_LEVEL)):
+        where = np.flatnonzero(np.nan_to_num(r, nan=-np.inf) >= level)
+        if where.size:
+            reached[name] = float(where[0])
+    out["dead_time"] = reached.get("dead_time", math.nan)
+    out["delay"] = reached.get("delay", math.nan)
+    if "risen" in reached:
+        out["rise_time"] = reached["risen"] - reached["dead_time"]
     outside = np.flatnonzero(~(np.abs(r - 1) <= SETTLE_BAND))  # NaN answers count as outside
     if outside.size == 0:
         out["settling_time"] = 0.0

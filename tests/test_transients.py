@@ -108,7 +108,9 @@ def test_the_chirp_method_recovers_delay_gain_and_low_pass_at_mid_band(reference
 def test_the_step_method_recovers_the_low_pass_rise_time(reference, alpha):
     x = _series(reference, "linear_solve", "step")
     r = step_response(x, lowpass(x, alpha), LAY.step_switch)
-    # r_k = 1 - (1 - alpha)^(k + 1) after the switch: it first reaches 0.9 at this k.
+    # r_k = 1 - (1 - alpha)^(k + 1) after the switch: r_0 = alpha >= 0.1 (no dead time), and it
+    # first reaches 0.9 at this k.
+    assert r["dead_time"] == 0.0
     assert r["rise_time"] == math.ceil(math.log(0.1) / math.log(1 - alpha) - 1e-12) - 1
     assert r["overshoot"] == 0 and r["pre_error"] == pytest.approx(0, abs=1e-12)
 
@@ -120,13 +122,16 @@ def test_the_step_method_reads_delay_gain_and_the_exact_answer(reference):
         "pre_error": 0.0,
         "steady_state_error": 0.0,
         "overshoot": 0.0,
+        "dead_time": 0.0,
         "rise_time": 0.0,
         "settling_time": 0.0,
         "delay": 0.0,
         "compliance": 1.0,
     }
+    # A pure delay is all dead time and no rise (a 0-90 % rise time read 3 = the delay before).
     late = step_response(x, delay(x, 3), LAY.step_switch)
-    assert (late["rise_time"], late["delay"], late["settling_time"], late["overshoot"]) == (3, 3, 3, 0)
+    assert (late["dead_time"], late["rise_time"], late["delay"], late["settling_time"]) == (3, 0, 3, 3)
+    assert late["overshoot"] == 0
     scaled = step_response(x, x.mean() + 0.8 * (x - x.mean()), LAY.step_switch)
     assert scaled["steady_state_error"] == pytest.approx(-0.2, abs=1e-9)
     assert math.isnan(scaled["settling_time"])  # it never comes within 5 % of the new level
@@ -186,7 +191,11 @@ def test_the_exact_answers_are_ideal_on_every_new_measure_and_the_paper_scores_d
     assert "chirp: gain / phase error (deg) against instantaneous frequency" in result.output
     scores = json.loads((out / "scores.json").read_text())
     for family in LAY.families:
-        for point in scores["diagnostics"]["chirp"][family]["at"].values():
+        points = scores["diagnostics"]["chirp"][family]["at"]
+        # The 1- and 2-cycle windows hold under a cycle: n/a, with the reason.
+        assert [k for k, p in points.items() if p["gain"] is None] == ["1", "2"]
+        assert points["2"]["note"].startswith("n/a: the 16-step window holds 0.50 of a cycle here")
+        for point in (points[k] for k in ("4", "8", "16")):
             assert point["gain"] == pytest.approx(1, abs=1e-5) and point["phase_err_deg"] == pytest.approx(0, abs=1e-3)
         step = scores["diagnostics"]["step"][family]
         # Zero to the format's resolution: 1e-6 over the smallest jump of a step sweep (about 0.09).
