@@ -11,7 +11,8 @@ import click
 import numpy as np
 
 from mathbode.core.atomic import check_replaceable
-from mathbode.core.errors import MathBodeError
+from mathbode.core.digests import file_sha256
+from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
 from mathbode.evaluator.compare import describe, groups, neighbour_tests
@@ -252,6 +253,14 @@ def score_and_report(
     return results
 
 
+def _sha256(path: Path) -> str:
+    """The scored file's sha256, for the report's provenance (a file that vanished meanwhile: said)."""
+    try:
+        return f"sha256:{file_sha256(path)}"
+    except OSError as err:
+        raise UsageError(f"{path}: cannot be read again to record its sha256 ({err.strerror}).") from None
+
+
 def _score_files(
     predictions: tuple[Path, ...],
     reference: str | None,
@@ -261,18 +270,21 @@ def _score_files(
     resamples: int = 0,
 ) -> list[Scored]:
     """Validate every file (refusing an invalid one), then score each against the reference rows."""
-    submissions = []
+    submissions, digests = [], []
     for path in predictions:
         sub = read_submission(path)
         if not sub.report.valid:
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
         submissions.append(sub)
+        digests.append(_sha256(path))
     lay = layout()
     answered = {int(f) for s in submissions for f in np.unique(s.answers.row // lay.rows_per_family)}
     families = [f for n, f in enumerate(lay.families) if n in answered]
     ref = resolve_reference(families, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
-    return [
-        score(s.answers, ref, label, s.model, preset, config, s.conditions, parser, resamples)
-        for s, label in zip(submissions, labels, strict=True)
-    ]
+    results = []
+    for path, s, label, digest in zip(predictions, submissions, labels, digests, strict=True):
+        r = score(s.answers, ref, label, s.model, preset, config, s.conditions, parser, resamples)
+        r.provenance["input"] = {"file": str(path), "sha256": digest}
+        results.append(r)
+    return results

@@ -51,7 +51,12 @@ def json_safe(obj: Any) -> Any:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+    """A Markdown table; a `|` inside a cell (`|G-1| mid`) is escaped, or it would split the cell."""
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+    return [line(header), "|" + "---|" * len(header)] + [line(r) for r in rows]
 
 
 def leaderboard(results: list[Scored]) -> Table:
@@ -267,6 +272,28 @@ def phase_parts_lines(r: Scored) -> list[str]:
         "",
         *_table(["family", "lag (deg)", "per-prompt inconsistency (deg)", "pairs"], rows),
     ]
+
+
+def provenance_lines(r: Scored) -> list[str]:
+    """The conditions the answers were asked under and what scored them, as Markdown bullets."""
+    cond = r.extra.get("conditions") or {}
+    asked = [f"protocol {cond.get('protocol', 'stateless')}"]
+    if cond.get("protocol") == "sequential":
+        asked += [f"history {cond.get('history', 'not recorded')}", f"run-in {cond.get('run_in', '0')} steps"]
+    asked += [f"answer format {cond.get('answer_format', 'free')}", f"prompting {cond.get('prompting', 'zero-shot')}"]
+    if cond.get("dedupe"):
+        asked.append("deduplicated prompts")
+    prov = r.provenance
+    ref = prov.get("reference") or {}
+    lines = [
+        f"- Asked: {', '.join(asked)}.",
+        f"- Scored by mathbode {prov.get('version')} ({prov.get('method', 'paper')} method), "
+        f"parser {prov.get('parser')}.",
+        f"- Reference rows: {ref.get('source')}, content hash `{ref.get('content_hash')}`.",
+    ]
+    if prov.get("input"):
+        lines.append(f"- Input: `{prov['input']['file']}`, `{prov['input']['sha256']}`.")
+    return lines
 
 
 def conditions_notes(r: Scored) -> list[str]:
@@ -503,6 +530,8 @@ def _markdown(
         lines += [
             f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
             f"Answers: {answers_text(r)}.",
+            "",
+            *provenance_lines(r),
             "",
         ]
         if r.extra.get("num_sweeps"):
