@@ -8,7 +8,7 @@ stays). This module imports nothing of ours at its top.
 
 Every command also settles pyarrow's question about pandas before its first conversion (see
 `core.pandas_probe`): none of ours hands pyarrow a pandas object, and the import would cost
-0.2-0.5 s of every command.
+0.2-0.5 s of every command. And figures are drawn as files, with matplotlib's Agg backend.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ def _interrupted_while_loading(signum: int, frame: Any) -> NoReturn:
 
 
 def _load(module: str, name: str) -> Any:
+    # Figures are files: matplotlib draws them with Agg whatever MPLBACKEND names (a notebook's
+    # inline backend, set in a shell, made matplotlib's import fail with a 45-line traceback).
+    os.environ["MPLBACKEND"] = "agg"
     previous = signal.signal(signal.SIGINT, _interrupted_while_loading)
     try:
         from mathbode.core.pandas_probe import answer_pyarrow_pandas_absent

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
@@ -20,6 +21,7 @@ from .diagnostics import family_curves
 from .files import CHIRP_FIGURE, COMPLIANCE, DEFAULT_FIGURES, FIT_QUALITY, MIDBAND, STEP_FIGURE, FigureOptions
 from .report import FAMILY_COLUMNS, report_figures
 from .scoring import Scored
+from .transients import MIN_WINDOW_CYCLES, window_cycles
 
 #: The paper's diagnostic figures: (column of frequency_summary.csv, axis label, ideal value).
 PAPER_ROWS = (
@@ -98,13 +100,36 @@ def paper_figures(results: list[Scored]) -> Figure:
     for col, family in enumerate(families):
         for row, (metric, _, ideal) in enumerate(PAPER_ROWS):
             ax = axes[row][col]
+            shown = False
             for r in results:
                 data = r.summary[r.summary["family"] == family]
                 ax.plot(data["frequency_cycles"], data[metric], marker="o", markersize=3, label=r.label)
+                shown = shown or bool(np.isfinite(data[metric].astype(float)).any())
             ax.axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
             _frequency_axis(ax, frequencies)
+            if not shown:  # an empty panel must say why, not look like a failed drawing
+                ax.text(
+                    0.5,
+                    0.5,
+                    "n/a at every frequency",
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="dimgray",
+                )
     _finish(fig, axes, families, [label for _, label, _ in PAPER_ROWS], "cycles per 64 steps")
     return fig
+
+
+def _at_least(ax: Axes, ideal: float, half_span: float, values: list[float]) -> None:
+    """Limits from the values, but never narrower than ideal +- half_span: rounding noise on an
+    exact curve (gain 1 +- 1e-5) must not fill the panel as if it were signal."""
+    finite = [v for v in values if math.isfinite(v)]
+    lo, hi = min([ideal - half_span, *finite]), max([ideal + half_span, *finite])
+    pad = 0.06 * (hi - lo)
+    ax.set_ylim(lo - pad, hi + pad)
+    ax.ticklabel_format(axis="y", useOffset=False, style="plain")
 
 
 def _condition_suffix(r: Scored) -> str:
@@ -186,27 +211,43 @@ def chirp_figure(results: list[Scored]) -> Figure:
     """Chirp gain and phase error against instantaneous frequency, with the sinusoid points over them."""
     families = [f for f in _families_with(results, "chirp")]
     frequencies = [1.0, 2.0, 4.0, 8.0, 16.0]
-    title = "Swept sine (chirp) against the sinusoid points"
+    title = "Chirp against the sinusoids (dots); dotted: windows under a cycle"
     fig, axes = _grid(2, max(1, len(families)), title, [f"{r.label} (chirp)" for r in results])
     curves = [family_curves(r.chirp) for r in results]  # one groupby per submission
+    drawn: dict[int, list[list[float]]] = {}
     for col, family in enumerate(families):
+        values: list[list[float]] = [[], []]
         for r, by_family in zip(results, curves, strict=True):
             curve = by_family.get(family)
             if not curve:
                 continue
+            # Windows holding under a cycle cannot tell a swing from a level: dotted, not read.
+            held = [window_cycles(p["frequency_cycles"]) >= MIN_WINDOW_CYCLES for p in curve]
             freq = [p["frequency_cycles"] for p in curve]
-            (line,) = axes[0][col].plot(freq, [p["gain"] for p in curve], label=f"{r.label} (chirp)")
-            axes[1][col].plot(freq, [p["phase_err_deg"] for p in curve], color=line.get_color())
+            gain, phase = [p["gain"] for p in curve], [p["phase_err_deg"] for p in curve]
+            solid = [i for i, ok in enumerate(held) if ok]
+            weak = [i for i, ok in enumerate(held) if not ok] + solid[:1]
+            (line,) = axes[0][col].plot([freq[i] for i in solid], [gain[i] for i in solid], label=f"{r.label} (chirp)")
+            color = line.get_color()
+            axes[1][col].plot([freq[i] for i in solid], [phase[i] for i in solid], color=color)
+            axes[0][col].plot([freq[i] for i in weak], [gain[i] for i in weak], ":", color=color, linewidth=0.8)
+            axes[1][col].plot([freq[i] for i in weak], [phase[i] for i in weak], ":", color=color, linewidth=0.8)
+            values[0] += [gain[i] for i in solid]
+            values[1] += [phase[i] for i in solid]
             points = r.summary[r.summary["family"] == family]
             if len(points):
-                axes[0][col].plot(points["frequency_cycles"], points["gain"], "o", color=line.get_color(), markersize=4)
-                axes[1][col].plot(
-                    points["frequency_cycles"], points["phase_err_deg"], "o", color=line.get_color(), markersize=4
-                )
+                axes[0][col].plot(points["frequency_cycles"], points["gain"], "o", color=color, markersize=4)
+                axes[1][col].plot(points["frequency_cycles"], points["phase_err_deg"], "o", color=color, markersize=4)
+                values[0] += [float(v) for v in points["gain"]]
+                values[1] += [float(v) for v in points["phase_err_deg"]]
         for row, ideal in enumerate((1.0, 0.0)):
             axes[row][col].axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
             _frequency_axis(axes[row][col], frequencies)
-    _finish(fig, axes, families, ["gain", "phase error (deg)"], "cycles per 64 steps (dots: sinusoid sweeps)")
+        drawn[col] = values
+    _finish(fig, axes, families, ["gain", "phase error (deg)"], "cycles per 64 steps")
+    # After _finish (its tick locator does not move limits); a row shares its y axis.
+    _at_least(axes[0][0], 1.0, 0.1, [v for gains, _ in drawn.values() for v in gains])
+    _at_least(axes[1][0], 0.0, 10.0, [v for _, phases in drawn.values() for v in phases])
     return fig
 
 
@@ -236,8 +277,14 @@ def save(fig: Figure, out: Path, stem: str, options: FigureOptions) -> Path:
     """Write a figure as `<stem>.<format>`; no creation date or software in it, so the bytes repeat."""
     path = out / options.file(stem)
     metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[options.format]
-    fig.savefig(path, dpi=options.dpi, format=options.format, metadata=metadata)
+    with rc_context(FILE_FONTS):
+        fig.savefig(path, dpi=options.dpi, format=options.format, metadata=metadata)
     return path
+
+
+#: Fonts as journals take them: TrueType (42) embedded in PDF and PostScript, not Type 3 (IEEE's
+#: and ACM's checkers refuse Type 3); SVG text kept as text, searchable and editable, not paths.
+FILE_FONTS = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
 
 
 def draw_figures(

@@ -133,14 +133,34 @@ def _gain_axis(ax: Axes, values: list[float]) -> None:
     ax.yaxis.set_minor_formatter(NullFormatter())
 
 
+#: Tick mantissas for a log axis, sparsest first.
+_MANTISSAS = (
+    (1, 2, 5),
+    (1, 2, 3, 4, 5, 6, 7, 8, 9),
+    (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9),
+    (1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 9),
+)
+#: Within a decade, neighbouring labels at most this factor apart: a gain of 1.05-1.8 between
+#: labels 1 and 2 alone could not be read.
+_MAX_LABEL_RATIO = 1.6
+
+
 def _log_ticks(lo: float, hi: float) -> list[float]:
-    """Plain-number ticks for a log axis: 1, 2, 5 per decade, or every digit within one decade."""
+    """Plain-number ticks for a log axis: 1, 2, 5 per decade on a wide axis (at most about 7
+    labels, always with the ideal 1); on an axis within a decade, dense enough that no two
+    neighbouring labels (nor a label and the axis' end) are more than _MAX_LABEL_RATIO apart."""
     decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-    for digits in ((1, 2, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9)):
-        ticks = [round(d * 10.0**e, 12) for e in decades for d in digits if lo <= d * 10.0**e <= hi]
-        if len(ticks) >= 3:
+    narrow = hi / lo <= 10
+    ticks: list[float] = []
+    for digits in _MANTISSAS:
+        ticks = sorted({round(d * 10.0**e, 12) for e in decades for d in digits if lo <= d * 10.0**e <= hi})
+        edges = [lo, *ticks, hi]
+        widest = max(b / a for a, b in zip(edges, edges[1:], strict=False))
+        if len(ticks) >= 3 and (not narrow or widest <= _MAX_LABEL_RATIO):
             break
-    stride = max(1, math.ceil(len(ticks) / 7))  # at most about 7 labels, always with the ideal 1
+    if narrow:
+        return ticks
+    stride = max(1, math.ceil(len(ticks) / 7))
     anchor = ticks.index(1.0) if 1.0 in ticks else 0
     return [t for i, t in enumerate(ticks) if (i - anchor) % stride == 0]
 

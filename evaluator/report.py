@@ -565,7 +565,9 @@ def _markdown(
         lines.append("")
     if plots:
         for stem, caption in report_figures(results):
-            lines += [f"![{caption}]({figures.file(stem)})", ""]
+            # Markdown viewers show PNG and SVG images; a PDF figure is a link to its file.
+            shown = "" if figures.format == "pdf" else "!"
+            lines += [f"{shown}[{caption}]({figures.file(stem)})", ""]
     lines += [HOW_TO_READ]
     return "\n".join(lines)
 
