@@ -21,16 +21,19 @@ from .records import headline, is_exact, key_of, request_config, score_answers, 
 
 #: The column that tells an answer which reference its row came from (the aggregations see only answers).
 REFERENCE_COLUMN = "mathbode_reference"
-#: The Bode numbers each task reports, beside `exact` (share of exact answers).
+#: The Bode numbers each task reports, beside `exact` (share of exact answers). lm-eval marks each
+#: metric higher- or lower-is-better, and a gain's ideal is 1 and a signed phase's 0, so the
+#: mid-band gain and phase are reported as their distances from the ideal (lower is better).
 BODE_METRICS = (
     "mb_core",
     "mb_plus",
     "mb_core_calibrated",
     "mb_plus_calibrated",
-    "gain_4",
-    "phase_deg_4",
-    "gain_8",
-    "phase_deg_8",
+    "compliance",
+    "gain_err_4",
+    "phase_abs_deg_4",
+    "gain_err_8",
+    "phase_abs_deg_8",
 )
 
 
@@ -61,7 +64,13 @@ def _scores(items: tuple[tuple[str, str | None, str], ...]) -> dict[str, float]:
     scored = score_answers(
         answers, resolve_reference(families, reference), families, "lm-eval", request_config().conditions()
     )
-    return headline(scored)
+    numbers = headline(scored)
+    for f in ("4", "8"):
+        if f"gain_{f}" in numbers:
+            numbers[f"gain_err_{f}"] = abs(numbers[f"gain_{f}"] - 1)
+        if f"phase_deg_{f}" in numbers:
+            numbers[f"phase_abs_deg_{f}"] = abs(numbers[f"phase_deg_{f}"])
+    return numbers
 
 
 def _aggregate(name: str, items: list[tuple[str, str | None, str]]) -> float:
@@ -84,17 +93,25 @@ def mb_plus_calibrated(items: list[Any]) -> float:
     return _aggregate("mb_plus_calibrated", items)
 
 
-def gain_4(items: list[Any]) -> float:
-    return _aggregate("gain_4", items)
+def compliance(items: list[Any]) -> float:
+    return _aggregate("compliance", items)
 
 
-def phase_deg_4(items: list[Any]) -> float:
-    return _aggregate("phase_deg_4", items)
+def gain_err_4(items: list[Any]) -> float:
+    """|mean gain at 4 cycles - 1| (lower is better)."""
+    return _aggregate("gain_err_4", items)
 
 
-def gain_8(items: list[Any]) -> float:
-    return _aggregate("gain_8", items)
+def phase_abs_deg_4(items: list[Any]) -> float:
+    """|mean phase error at 4 cycles| in degrees (lower is better)."""
+    return _aggregate("phase_abs_deg_4", items)
 
 
-def phase_deg_8(items: list[Any]) -> float:
-    return _aggregate("phase_deg_8", items)
+def gain_err_8(items: list[Any]) -> float:
+    """|mean gain at 8 cycles - 1| (lower is better)."""
+    return _aggregate("gain_err_8", items)
+
+
+def phase_abs_deg_8(items: list[Any]) -> float:
+    """|mean phase error at 8 cycles| in degrees (lower is better)."""
+    return _aggregate("phase_abs_deg_8", items)
