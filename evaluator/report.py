@@ -331,9 +331,15 @@ def coverage_notes(results: list[Scored]) -> list[str]:
         rows = r.extra.get("preset_rows")
         if rows and rows["answered"] < rows["rows"]:
             missing = rows["rows"] - rows["answered"]
+            # A preset of chirp and step sweeps has no MB-Plus for the unanswered rows to count in.
+            counted = (
+                "count as not compliant (the compliance part of MB-Plus)"
+                if r.extra.get("num_sweeps")
+                else "are not measured"
+            )
             notes.append(
                 f"{r.label}: answered {rows['answered']:,} of the {rows['rows']:,} {rows['preset']} rows; the "
-                f"{missing:,} unanswered rows count as not compliant (the compliance part of MB-Plus)."
+                f"{missing:,} unanswered rows {counted}."
             )
         cov = r.extra.get("coverage")
         if cov and not rows and r.preset not in (cov["preset"],) and cov["sweeps"] < cov["of"]:

@@ -12,6 +12,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
+from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.answers import Answers, Prediction
 from mathbode.schema.keys import (
@@ -312,6 +313,12 @@ def score(
         in_scope = {s for s in scored_sweeps(preset_name) if s.family in answered_families}
         transient_families = answered_families | {s.family for s in transient_sweeps}
         transient_sweeps |= transient_scope(preset_name, transient_families)
+        if not (in_scope | transient_scope(preset_name, transient_families)) & answered.keys():
+            kinds = ", ".join(sorted({s.signal_type for s in answered})) or "no"
+            raise UsageError(
+                f"{label}: answers none of the rows of preset {preset_name} (it answers {kinds} rows, "
+                f"{len(answered):,} sweeps); score it without --preset, or with the preset it answers."
+            )
     else:
         in_scope, preset_name = touched, detect_preset(touched, transient_sweeps)
 

@@ -71,3 +71,26 @@ def test_a_stateless_report_says_stateless(reference, tmp_path):
     assert "- Asked: protocol stateless, answer format free, prompting zero-shot." in report
     for header, rows in _tables(report):
         assert all(n == header for n in rows)
+
+
+def test_a_preset_the_file_does_not_answer_is_refused_and_a_transient_preset_cites_no_mb_plus(reference, tmp_path):
+    """`--preset CHIRP_STEP` on a file with no chirp or step rows exited 0 with an all-n/a report."""
+    from mathbode.builder.oracle import baseline_lines
+    from mathbode.core.atomic import write_jsonl
+    from mathbode.schema.selection import select_rows
+
+    write_jsonl(tmp_path / "smoke.jsonl", list(baseline_lines(select_rows(reference.table, "SMOKE"))))
+    argv = [str(tmp_path / "smoke.jsonl"), "--preset", "CHIRP_STEP", "--out", str(tmp_path / "r"), "--no-plots"]
+    result = CliRunner().invoke(score_cli, argv)
+    assert result.exit_code == 2 and not (tmp_path / "r").exists()
+    assert (
+        "symbolic-baseline: answers none of the rows of preset CHIRP_STEP (it answers sinusoid rows, 20 sweeps); "
+        "score it without --preset, or with the preset it answers." in result.output
+    )
+    rows = [r for r in select_rows(reference.table, "CHIRP_STEP") if r["family"] == "linear_solve"]
+    write_jsonl(tmp_path / "one.jsonl", list(baseline_lines(rows)))
+    argv = [str(tmp_path / "one.jsonl"), "--preset", "CHIRP_STEP", "--out", str(tmp_path / "r"), "--no-plots"]
+    result = CliRunner().invoke(score_cli, argv)
+    assert result.exit_code == 0, result.output
+    assert "answered 256 of the 1,280 CHIRP_STEP rows; the 1,024 unanswered rows are not measured." in result.output
+    assert "MB-Plus)" not in result.output
