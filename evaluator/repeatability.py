@@ -3,8 +3,9 @@
 Not in the paper; only the stateless protocol can measure it. The canonical rows repeat their
 prompts (a prompt names the parameter's value, and a sinusoid revisits values: MVP's 1,920 rows
 hold 85 distinct prompts). A file that answers one prompt on several rows gives, per repeated
-prompt, whether every answer was identical (the same response text, or the same number), and the
-spread of its numeric answers (their standard deviation, in the answer's units). A deterministic
+prompt, whether every answer was identical (the same parsed number, or no number every time:
+not the same text, which a chatty model varies around the same number), and the spread of its
+numeric answers (their standard deviation, in the answer's units). A deterministic
 server reads 1 and 0; one that samples afresh on every request reads below 1.
 """
 

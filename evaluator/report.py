@@ -239,7 +239,8 @@ def repeatability_text(r: Scored) -> str | None:
     spread = _num(o["spread_mean"], 6)
     return (
         f"repeatability: {o['repeated_prompts']:,} prompts answered more than once, "
-        f"{100 * o['identical_share']:.1f} % of them identically (mean spread of their numbers {spread})"
+        f"{100 * o['identical_share']:.1f} % of them with the same number each time (mean spread of their "
+        f"numbers {spread})"
     )
 
 
@@ -406,10 +407,12 @@ the numbers below. Frequencies are in cycles per 64 steps.
   exact answers score 1 and a constant answer 0.
 - **compliance**: share of a sweep's 64 rows with a parsable answer in the required format;
   unanswered rows count as not compliant.
-- **exact rows**: answers equal to the truth truncated to six decimals, with a Wilson 95 % interval.
-- **repeatability** (stateless only): of the prompts the file answers on more than one row, the
-  share answered identically each time, and the mean spread (standard deviation) of their
-  numbers; 1 and 0 for a deterministic server.
+- **exact rows**: of the sinusoid rows scored, the answers equal to the truth truncated to six
+  decimals, with a Wilson 95 % interval (chirp and step rows are measured apart).
+- **repeatability** (stateless only): of the prompts the file answers on more than one row (in
+  the preset scored), the share answered with the same parsed number each time (the texts may
+  differ), and the mean spread (standard deviation) of their numbers; 1 and 0 for a
+  deterministic server.
 - **Brackets**: 95 % bootstrap intervals over sweeps (resampled within each family and frequency);
   an interval always holds its estimate (README, "Intervals and paired tests").
 - **chirp**: gain and phase error read in 16-step windows of the logarithmic chirp (1 to 16
@@ -582,7 +585,8 @@ def accuracy_text(accuracy: dict[str, Any]) -> str:
     """'exact rows (answer = truth truncated to 6 decimals): 9,600 of 9,600 = 1.0000 [0.9996, 1.0000] (Wilson 95 %)'."""
     low, high = accuracy["wilson_95"]
     return (
-        f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of {accuracy['rows']:,} "
+        f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of the {accuracy['rows']:,} "
+        "sinusoid rows scored "
         f"= {accuracy['rate']:.4f} [{_num(low)}, {_num(high)}] (Wilson 95 %)"
     )
 

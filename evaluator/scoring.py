@@ -10,7 +10,6 @@ from functools import cache
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-import pyarrow as pa
 
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
@@ -190,20 +189,18 @@ def _preset_rows(preset: str, answered: Mapping[SweepKey, int]) -> dict[str, Any
 
 
 def _repeatability(
-    answers: Answers, values: np.ndarray, where: np.ndarray, index: Any, conditions: dict[str, str]
+    values: np.ndarray, where: np.ndarray, in_scope: np.ndarray, index: Any, conditions: dict[str, str]
 ) -> dict[str, Any]:
-    """Repeatability of the file's answers (see `repeatability`), or why it was not measured."""
+    """Repeatability of the file's answers to the rows in scope (see `repeatability`), or why it
+    was not measured."""
     if conditions.get("dedupe") == "yes":
         return {"measured": False, "note": "deduplicated: each distinct prompt was asked once"}
     if conditions.get("protocol", "stateless") != "stateless":
         return {"measured": False, "note": "a conversation's turns are not repeats of one question"}
-    answered = where < index.size
-    # An answer's identity: its response text, or its number (written apart from any text).
-    texts = [
-        text if has else f"\0{v!r}"
-        for text, has, v in zip(answers.response, answers.has_response.tolist(), values.tolist(), strict=True)
-    ]
-    identity = np.asarray(pa.array(texts, type=pa.string()).dictionary_encode().indices, dtype=np.int64)
+    answered = (where < index.size) & in_scope
+    # An answer's identity: its parsed number (no number: one identity of its own). Texts would
+    # differ for a chatty model whose numbers agree ("1.2 % identical, mean spread 0.000000").
+    _, identity = np.unique(np.where(np.isnan(values), np.inf, values), return_inverse=True)
     at = where[answered]
     found = repeatability(
         index.family_code[at],
@@ -358,10 +355,12 @@ def score(
         reported = Reported.of_summary(fam, total, summary)
         extra["intervals"], bars = bootstrap(sweeps, config, resamples, tuple(lay.families), reported)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
-    extra["repeatability"] = _repeatability(answers, values, where_all, index, conditions or {})
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
+    scoped_any = scoped_row.copy()
+    scoped_any[transient_where] = True
+    extra["repeatability"] = _repeatability(values, where_all, scoped_any[where_all], index, conditions or {})
     transient_answers = {
         "rows": len(transient_where),
         "answered": int((~sinusoid_line).sum()),

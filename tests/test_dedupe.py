@@ -96,3 +96,21 @@ def test_a_stateless_report_says_what_its_phases_can_show(stub, tmp_path):
     md = (out / "report.md").read_text()
     assert "phase error of answers that depend only on their prompt is 0 or 180 degrees" in md
     assert "--protocol sequential" in md and "Repeatability: 85 prompts answered more than once" in md
+
+
+def test_repeatability_compares_parsed_numbers_and_keeps_to_the_preset(reference, tmp_path):
+    """A chatty model that words each answer afresh around the same number read '1.2 %
+    identical (mean spread 0.000000)'; and --preset SMOKE counted the rows outside it."""
+    from mathbode.builder.oracle import baseline_lines
+    from mathbode.core.atomic import write_jsonl
+    from mathbode.schema.selection import select_rows
+
+    lines = list(baseline_lines(select_rows(reference.table, "MVP_PLUS")))
+    chatty = [{**line, "response": f"Step {i}: thinking... {line['response']}"} for i, line in enumerate(lines)]
+    write_jsonl(tmp_path / "chatty.jsonl", chatty)
+    sub = read_submission(tmp_path / "chatty.jsonl")
+    rep = score(sub.predictions, reference, "chatty", sub.model).extra["repeatability"]
+    assert rep["overall"]["identical_share"] == 1.0 and rep["overall"]["spread_mean"] == 0.0
+    everything = rep["overall"]["repeated_prompts"]
+    smoke = score(sub.predictions, reference, "chatty", sub.model, preset="SMOKE").extra["repeatability"]
+    assert smoke["overall"]["repeated_prompts"] < everything
