@@ -176,7 +176,7 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
     default=STRICT.name,
     show_default=True,
     help="Answer rules for raw responses: strict = the paper's appendix C; mathbode-eval = the paper "
-    "authors' evaluation code, to reproduce its published numbers (README, Parsing).",
+    "authors' evaluation code, to reproduce its published numbers (documentation: Scoring, Strict parsing).",
 )
 @click.option(
     "--bootstrap",
@@ -203,9 +203,12 @@ def main(
     bootstrap: int,
     as_json: bool,
 ) -> None:
-    """Score prediction files (JSONL) against the canonical MathBode split.
+    """Score prediction files against the canonical MathBode split.
 
-    Each file is validated first; an invalid file is refused with the validator's messages.
+    A file is JSON Lines (one prediction per row key, plain or gzipped, e.g. predictions.jsonl.gz)
+    or a parquet keyed by row_id as the paper authors' code writes it (y_hat, prediction, raw_text
+    or response). Each file is validated first; an invalid file is refused with the validator's
+    messages.
     """
     config = ScoreConfig(
         gain_scale=gain_scale, phase_scale_deg=phase_scale, gain_weight=gain_weight, phase_weight=phase_weight
