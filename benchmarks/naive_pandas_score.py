@@ -205,8 +205,9 @@ def main(submission: str, dist: str, out: str) -> None:
         off = sweeps[angle] - centre
         moved = np.where(off > 180, sweeps[angle] - 360, np.where(off <= -180, sweeps[angle] + 360, sweeps[angle]))
         circled[angle] = np.where(np.hypot(s_mean, c_mean) >= 1e-6, moved, sweeps[angle])
-    summary = circled.groupby(["family", "frequency_cycles"], sort=False)[[c for c in COLUMNS if c != "flat"]].mean()
-    for angle in ("phase_err_deg", "phase_err_cal_deg", "phase_truth_deg", "phase_model_deg"):
+    averaged = [c for c in COLUMNS if c not in ("flat", "phase_truth_deg", "phase_model_deg")]
+    summary = circled.groupby(["family", "frequency_cycles"], sort=False)[averaged].mean()
+    for angle in ("phase_err_deg", "phase_err_cal_deg"):
         outside = (summary[angle] < -180) | (summary[angle] >= 180)
         summary[angle] = summary[angle].where(~outside, (summary[angle] + 180) % 360 - 180)
     resultant = cells["phase_err_deg"].agg(

@@ -72,12 +72,18 @@ def clip01(x: float) -> float:
 ANGLE_COLUMNS = ("phase_err_deg", "phase_err_cal_deg", "phase_truth_deg", "phase_model_deg")
 
 
+#: Per-sweep columns with no mean across a cell: `flat` is counted instead (`num_flat`), and a
+#: sweep's absolute phases (truth's, model's) start at 0, 120 or 240 degrees by design, so their
+#: mean over a cell's sweeps means nothing (the phase error is what is averaged).
+NOT_AVERAGED = ("flat", "phase_truth_deg", "phase_model_deg")
+
+
 def frequency_summary(sweeps: Table) -> Table:
-    """Family x frequency: the mean over sweeps of every metric, skipping NaN; angles on the circle
+    """Family x frequency: the mean over sweeps of every metric (but NOT_AVERAGED), skipping NaN; angles on the circle
     (`angles.angle_mean`), with `phase_spread_deg`, the circular standard deviation of the sweeps'
     phase errors, `num_sweeps`, and `num_flat`, the sweeps whose answers do not move (no phase).
     Families keep the sweeps' order; frequencies ascend within each."""
-    metrics = [m for m in SWEEP_METRICS if m in sweeps and m != "flat"]
+    metrics = [m for m in SWEEP_METRICS if m in sweeps and m not in NOT_AVERAGED]
     keys = ["family", "frequency_cycles"]
     angles = [a for a in ANGLE_COLUMNS if a in sweeps]
     cells = sweeps.groups(keys)

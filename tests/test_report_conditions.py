@@ -69,6 +69,10 @@ def test_a_stateless_report_says_stateless(reference, tmp_path):
     assert result.exit_code == 0, result.output
     report = (tmp_path / "r" / "report.md").read_text()
     assert "- Asked: protocol stateless, answer format free, prompting zero-shot." in report
+    # A cell's sweeps start at 0, 120 and 240 degrees: the mean of their absolute phases means nothing.
+    header = (tmp_path / "r" / "frequency_summary.csv").read_text().splitlines()[0].split(",")
+    assert "phase_err_deg" in header and "h2_over_h1_truth" in header
+    assert "phase_truth_deg" not in header and "phase_model_deg" not in header
     for header, rows in _tables(report):
         assert all(n == header for n in rows)
 
