@@ -139,8 +139,9 @@ def _condition_suffix(r: Scored) -> str:
 
 
 def compliance_figure(results: list[Scored]) -> Figure:
-    """Compliance by family: one bar per submission, each labelled with its share; a family a
-    submission did not answer is marked "not answered" (not a bar of 0 %)."""
+    """Compliance by family: one bar per submission, the compliant share of the rows it answered,
+    labelled with it and with the rows not answered (a row not answered is not a non-compliant
+    answer); a family a submission did not answer is marked "not answered" (not a bar of 0 %)."""
     families = _families(results)
     n = max(1, len(results))
     width = max(6.0, 1.6 + 0.45 * n * len(families) + 0.5 * len(families))
@@ -152,10 +153,24 @@ def compliance_figure(results: list[Scored]) -> Figure:
     bar = 0.8 / n
     for i, r in enumerate(results):
         x = np.arange(len(families)) + (i - (n - 1) / 2) * bar
-        values = [r.families[f]["compliance_mean"] if f in r.families else math.nan for f in families]
+        counts = r.extra.get("answered_rows") or {}
+        values, missing = [], []
+        for f in families:
+            c = counts.get(f)
+            if f not in r.families:
+                values.append(math.nan)
+                missing.append(0)
+            elif c and c["answered"]:
+                values.append(c["compliant"] / c["answered"])
+                missing.append(c["rows"] - c["answered"])
+            else:
+                values.append(r.families[f]["compliance_mean"])
+                missing.append(0)
         bars = ax.bar(x, np.nan_to_num(values), width=bar * 0.92, label=labels[i])
-        for xi, value, patch in zip(x, values, bars, strict=True):
+        for xi, value, gap, patch in zip(x, values, missing, bars, strict=True):
             text = "not answered" if math.isnan(value) else f"{100 * value:.1f} %"
+            if gap and not math.isnan(value):
+                text += f"; {gap:,} not answered"
             top = 0.0 if math.isnan(value) else value
             ax.text(
                 xi, top + 0.02, text, rotation=90, ha="center", va="bottom", fontsize=6, color=patch.get_facecolor()
@@ -163,7 +178,7 @@ def compliance_figure(results: list[Scored]) -> Figure:
     ax.set_xticks(np.arange(len(families)), families, fontsize=7)
     ax.set_ylim(0, 1.42)  # room above a full bar for its label
     ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25 %", "50 %", "75 %", "100 %"])
-    ax.set_ylabel("compliant answers", fontsize=8)
+    ax.set_ylabel("compliant share of answered rows", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(True, axis="y", alpha=0.3)
     fig.legend(loc="lower center", ncol=legend_columns(labels, width, 7), frameon=False, fontsize=7)

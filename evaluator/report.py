@@ -218,7 +218,15 @@ def answers_text(r: Scored) -> str:
     parts = []
     rows = r.extra.get("num_rows") or 0
     if rows:
-        parts.append(f"{r.extra.get('num_answers', 0):,} of {rows:,} sinusoid rows compliant (MB-Core, MB-Plus)")
+        answered = r.extra.get("num_answered", rows)
+        compliant = r.extra.get("num_answers", 0)
+        if answered < rows:  # not answered is not the same as answered non-compliantly
+            parts.append(
+                f"{answered:,} of {rows:,} sinusoid rows answered, {compliant:,} of them compliant "
+                f"(MB-Core, MB-Plus; {rows - answered:,} not answered)"
+            )
+        else:
+            parts.append(f"{compliant:,} of {rows:,} sinusoid rows compliant (MB-Core, MB-Plus)")
     transient = r.extra.get("transient_answers") or {}
     if transient.get("rows"):
         parts.append(

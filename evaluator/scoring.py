@@ -263,6 +263,20 @@ def provenance(reference: Reference, config: ScoreConfig, preset: str, parser: P
     }
 
 
+def _answered_rows(index: Any, where: np.ndarray, answered_at: np.ndarray, y: np.ndarray) -> dict[str, dict[str, int]]:
+    """Per family, of the sinusoid rows in scope: how many there are, how many the file answered,
+    and how many of those were compliant (a row not answered is not a non-compliant answer)."""
+    names = layout().families
+    rows = np.bincount(index.family_code[where.ravel()], minlength=len(names))
+    answered = np.bincount(index.family_code[answered_at], minlength=len(names))
+    compliant = np.bincount(index.family_code[where.ravel()[np.isfinite(y.ravel())]], minlength=len(names))
+    return {
+        name: {"rows": int(rows[i]), "answered": int(answered[i]), "compliant": int(compliant[i])}
+        for i, name in enumerate(names)
+        if rows[i]
+    }
+
+
 def recorded_conditions(conditions: dict[str, str] | None) -> dict[str, str]:
     """A submission's conditions with the defaults it was asked under filled in: a sequential
     file from before run-ins existed started every sweep cold (run-in 0)."""
@@ -341,6 +355,7 @@ def score(
     scoped_row = np.zeros(index.size + 2, dtype=bool)
     scoped_row[where.ravel()] = True
     in_scope_line = scoped_row[where_all]
+    answered_rows = _answered_rows(index, where, where_all[in_scope_line], y)
     unanswered = [(answers.at(i), values[i]) for i in np.flatnonzero(in_scope_line & np.isnan(values)).tolist()]
     rows = hits.size
     accuracy = {
@@ -388,6 +403,8 @@ def score(
         extra={
             "num_sweeps": n_sweeps,
             "num_answers": int(np.isfinite(y).sum()),
+            "num_answered": int(in_scope_line.sum()),
+            "answered_rows": answered_rows,
             "num_rows": int(y.size),
             "transient_answers": transient_answers,
             "preset_rows": _preset_rows(preset_name, answered) if preset else None,

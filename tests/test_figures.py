@@ -122,7 +122,7 @@ def test_no_text_leaves_its_figure_or_overlaps_another(lines, reference, tmp_pat
 def test_the_compliance_figure_tells_not_answered_from_zero_and_names_constrained_runs(lines, reference, tmp_path):
     results = _results(lines, reference, tmp_path, FAMILY_SETS[2], 2)
     results[1].families.pop(LAY.families[1])  # this submission did not answer the second family
-    results[0].families[LAY.families[0]]["compliance_mean"] = 0.0
+    results[0].extra["answered_rows"][LAY.families[0]]["compliant"] = 0
     results[0].extra["conditions"] = {"answer_format": "constrained (gbnf)", "prompting": "zero-shot"}
     texts = [t for t, _ in _drawn_texts(compliance_figure(results))[0]]
     assert "not answered" in texts and "0.0 %" in texts
@@ -209,3 +209,17 @@ def test_the_bode_gain_axis_is_logarithmic_with_the_intervals_as_bars(lines, ref
     assert "gain_low" in results[0].summary and "phase_err_high_deg" in results[0].summary
     assert (results[0].summary["gain_low"] <= results[0].summary["gain"]).all()
     assert (results[0].summary["gain"] <= results[0].summary["gain_high"]).all()
+
+
+def test_rows_not_answered_are_not_counted_as_non_compliant_answers(lines, reference, tmp_path):
+    """A partial file whose every answer is compliant showed 88-91 % 'compliant answers' bars."""
+    from mathbode.evaluator.report import answers_text
+
+    sines = [line for line in lines if line["signal_type"] == "sinusoid" and line["time_step"] % 8]
+    r = score(_submission(sines, tmp_path), reference, "partial")
+    texts = [t for t, _ in _drawn_texts(compliance_figure([r]))[0]]
+    assert "100.0 %; 32 not answered" in texts  # 4 sweeps a family x 8 steps left out
+    assert (
+        answers_text(r)
+        == "1,120 of 1,280 sinusoid rows answered, 1,120 of them compliant (MB-Core, MB-Plus; 160 not answered)"
+    )
