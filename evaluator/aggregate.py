@@ -195,6 +195,9 @@ def overall(scores: dict[str, dict[str, Any]], families: tuple[str, ...] | None 
     out: dict[str, Any] = {**{f: mean(f) for f in fields}, "num_families": len(scores)}
     missing = [f for f in families or () if f not in scores]
     if missing:
+        # The mean over the families answered is kept apart and named, never as the overall: an
+        # inspect or lm-eval task over these families reports this number.
+        out["subset"] = {"families": list(scores), **{f: out[f] for f in fields}}
         for f in fields:
             out[f] = math.nan
         out["note"] = (

@@ -337,6 +337,13 @@ def coverage_notes(results: list[Scored]) -> list[str]:
     for r in results:
         if "note" in r.overall:
             notes.append(f"{r.label}: overall n/a: {r.overall['note']}.")
+        subset = r.overall.get("subset")
+        if subset and subset["families"]:
+            notes.append(
+                f"{r.label}: over the {len(subset['families'])} families answered ({', '.join(subset['families'])}), "
+                f"not the benchmark's overall: MB-Core {_num(subset.get('mb_core'))}, MB-Plus "
+                f"{_num(subset.get('mb_plus'))}, calibrated MB-Core {_num(subset.get('mb_core_calibrated'))}"
+            )
         rows = r.extra.get("preset_rows")
         if rows and rows["answered"] < rows["rows"]:
             missing = rows["rows"] - rows["answered"]

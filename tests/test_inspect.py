@@ -83,10 +83,10 @@ def test_an_exact_model_scores_1_by_task_name_and_its_log_scores_the_same(truth_
     assert len(sub.predictions) == 512 and sub.model == "mockllm/model"
     assert sub.conditions["protocol"] == "stateless"
     # The metric's overall is the mean over the task's two families; `mathbode score` reports the
-    # same families' scores (its own overall needs all five). Same scorer: equal but for the order
-    # of one float mean.
-    mean = sum(scores["families"][f]["mb_core"] for f in TWO.split(",")) / 2
-    assert mean == pytest.approx(metrics["mb_core"], abs=1e-12)
+    # same number as the named subset (its own overall needs all five, and stays n/a).
+    assert scores["overall"]["mb_core"] is None
+    assert scores["overall"]["subset"]["families"] == TWO.split(",")
+    assert scores["overall"]["subset"]["mb_core"] == metrics["mb_core"]
 
 
 def test_a_pure_gain_of_0_9_reads_gain_0_9_and_phase_0(truth_by_prompt, tmp_path):
