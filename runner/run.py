@@ -157,8 +157,8 @@ def run(
         raise UsageError(f"-o {output}: is a folder; give the name of the predictions file to write.")
     if not output.resolve().parent.is_dir():
         raise UsageError(f"-o {output}: the folder {output.resolve().parent} does not exist.")
-    with OutputLock(output):
-        return _run_locked(rows, config, output, context, overwrite, limit, progress)
+    with OutputLock(output) as lock:
+        return _run_locked(rows, config, output, context, overwrite, limit, progress, lock)
 
 
 def _run_locked(
@@ -169,12 +169,14 @@ def _run_locked(
     overwrite: bool,
     limit: int | None,
     progress: Callable[[int, int], Progress] | None,
+    lock: OutputLock,
 ) -> RunResult:
     resume = check_resumable(output, config, overwrite)
     # The server first: a refused key or an unreachable server must not cost the existing output
     # or its run record (an --overwrite run cut a finished file to 0 lines before the key was checked).
     asyncio.run(_check_server(config))
     journal = Journal.open(output, fresh=not resume)
+    lock.hold_output()  # the file now exists (or was rewritten): lock it under every name it has
     pending = [row for row in rows if row_key(row) not in journal.answered]
     todo = pending[:limit] if limit is not None else pending
     work = jobs(todo, rows, journal, config)
