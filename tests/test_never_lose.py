@@ -135,3 +135,30 @@ def test_a_file_created_by_the_run_is_locked_under_its_other_names(stub, tmp_pat
         with pytest.raises(UsageError, match="under another name"):
             with OutputLock(b):
                 pass
+
+
+# Item 3: redaction never changes an answer that does not hold the credential.
+
+
+@pytest.mark.parametrize("key", ["0", "1", "a", "e", "[", " ", "EMPTY", "ollama"])
+def test_a_placeholder_key_never_rewrites_answers(stub, reference, tmp_path, key):
+    result = _run(stub, "-o", tmp_path / "p.jsonl", "--limit", "64", env={"OPENAI_API_KEY": key})
+    assert result.exit_code == 0, result.output
+    rows = select_rows(reference.table, "SMOKE")[:64]
+    truth = [line["response"] for line in baseline_lines(rows)]
+    written = [json.loads(line)["response"] for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert written == truth  # byte for byte: 0s, 1s and brackets untouched
+
+
+def test_the_credential_boundary_is_eight_characters():
+    from mathbode.core.redact import MIN_SECRET_CHARS, redact, redact_secret
+
+    assert MIN_SECRET_CHARS == 8
+    answer = "[answer_start] 1234567.000000 [answer_end] abcdefgh"
+    assert redact_secret(answer, "abcdefg") == answer  # 7 characters: a placeholder, never redacted
+    assert redact_secret(answer, "abcdefgh") == "[answer_start] 1234567.000000 [answer_end] [redacted]"
+    assert redact_secret(answer, "abcdefghi") == answer  # a credential the answer does not hold
+    assert redact_secret(answer, "       0") == answer  # blanks do not make a credential
+    # An answer is only ever stripped of the key: no pattern of a message is applied to it.
+    assert redact_secret("Bearer of news: hf_abcdefgh", "sk-long-secret") == "Bearer of news: hf_abcdefgh"
+    assert redact("error 404 for key 0", "0") == "error 404 for key 0"
