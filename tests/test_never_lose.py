@@ -162,3 +162,37 @@ def test_the_credential_boundary_is_eight_characters():
     # An answer is only ever stripped of the key: no pattern of a message is applied to it.
     assert redact_secret("Bearer of news: hf_abcdefgh", "sk-long-secret") == "Bearer of news: hf_abcdefgh"
     assert redact("error 404 for key 0", "0") == "error 404 for key 0"
+
+
+# Item 12: the Hub token in use is redacted whatever its form.
+
+
+def _hub_refusal(message: str):
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError
+
+    request = httpx2.Request("POST", "https://hub.example/api/datasets/o/r/commit/main")
+    response = httpx2.Response(500, request=request, headers={"X-Error-Message": message})
+    return HfHubHTTPError(f"500 Server Error: {message}", response=response, server_message=message)
+
+
+@pytest.mark.parametrize("where", ["HF_TOKEN", "argument"])
+def test_a_hub_token_of_any_form_echoed_by_the_hub_is_redacted(monkeypatch, where):
+    from mathbode.hub.errors import PublishError, hub_errors
+
+    token = "plain-secret-token"
+    monkeypatch.setenv("HF_TOKEN", token if where == "HF_TOKEN" else "")
+    with pytest.raises(PublishError) as refused:
+        with hub_errors("https://hub.example", "o/r", token=token if where == "argument" else None):
+            raise _hub_refusal(f"token {token} is not allowed here")
+    assert str(refused.value) == "The Hub refused the request (500): token [redacted] is not allowed here"
+
+
+def test_a_hub_token_echoed_while_reading_is_redacted(monkeypatch):
+    from mathbode.hub.errors import HubError, hub_errors
+
+    monkeypatch.setenv("HF_TOKEN", "corp-token-42-xyz")
+    with pytest.raises(HubError) as refused:
+        with hub_errors("https://hub.example", "o/r", spec="hub:o/r", revision=None):
+            raise _hub_refusal("bad credentials corp-token-42-xyz")
+    assert str(refused.value) == "hub:o/r: the Hub refused the download: bad credentials [redacted]."
