@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from mathbode.core.atomic import atomic_text_file
+from mathbode.core.atomic import atomic_text_file, real_path
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, format_key, row_key
@@ -155,8 +155,9 @@ def run(
     config.validate()
     if output.is_dir() or output.name in ("", ".", ".."):
         raise UsageError(f"-o {output}: is a folder; give the name of the predictions file to write.")
-    if not output.resolve().parent.is_dir():
-        raise UsageError(f"-o {output}: the folder {output.resolve().parent} does not exist.")
+    parent = real_path(output, "-o").parent  # a loop of links is a message, not a traceback
+    if not parent.is_dir():
+        raise UsageError(f"-o {output}: the folder {parent} does not exist.")
     with OutputLock(output) as lock:
         return _run_locked(rows, config, output, context, overwrite, limit, progress, lock)
 

@@ -10,8 +10,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mathbode.builder import resolve_families
 from mathbode.builder.oracle import baseline_lines
+from mathbode.builder.release import build_release
+from mathbode.cli.baseline import main as baseline_cli
+from mathbode.cli.build import main as build_cli
+from mathbode.cli.convert import main as convert_cli
+from mathbode.cli.prompts import main as prompts_cli
 from mathbode.cli.run import main as run_cli
+from mathbode.cli.score import main as score_cli
+from mathbode.core import atomic
+from mathbode.core.atomic import OWNERSHIP_FILE, write_jsonl
 from mathbode.core.errors import UsageError
 from mathbode.runner.journal import OutputLock
 from mathbode.schema.selection import select_rows
@@ -196,3 +205,243 @@ def test_a_hub_token_echoed_while_reading_is_redacted(monkeypatch):
         with hub_errors("https://hub.example", "o/r", spec="hub:o/r", revision=None):
             raise _hub_refusal("bad credentials corp-token-42-xyz")
     assert str(refused.value) == "hub:o/r: the Hub refused the download: bad credentials [redacted]."
+
+
+# Items 2, 5, 6, 7, 9: output folders.
+
+
+@pytest.fixture(scope="module")
+def smoke(reference, tmp_path_factory):
+    path = tmp_path_factory.mktemp("smoke") / "s.jsonl"
+    write_jsonl(path, baseline_lines(select_rows(reference.table, "SMOKE")))
+    return path
+
+
+def _score(*args):
+    return CliRunner().invoke(score_cli, [str(a) for a in args])
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _hidden_leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.fixture(params=["exchange", "two-renames"])
+def swap_kind(request, monkeypatch):
+    if request.param == "two-renames":
+        monkeypatch.setenv("MATHBODE_NO_EXCHANGE", "1")
+    return request.param
+
+
+def test_a_file_saved_into_a_report_folder_while_scoring_is_kept(smoke, tmp_path, monkeypatch, swap_kind):
+    out = tmp_path / "rep"
+    assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
+    before = _snapshot(out)
+    monkeypatch.setattr(atomic, "_before_swap", lambda: (out / "notes.txt").write_bytes(b"mine\n"))
+    result = _score(smoke, "--out", out, "--no-plots")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: --out {out}: holds files mathbode did not write (notes.txt); refusing to replace it. "
+        "Choose another --out, or empty the folder yourself."
+    )
+    assert _snapshot(out) == {**before, "notes.txt": b"mine\n"}
+    assert _hidden_leftovers(tmp_path) == []
+
+
+def test_a_file_saved_into_a_release_folder_while_building_is_kept(tmp_path, monkeypatch, swap_kind):
+    out = tmp_path / "dist"
+    build_release(resolve_families("linear_solve"), out)
+    before = _snapshot(out)
+    monkeypatch.setattr(atomic, "_before_swap", lambda: (out / "data" / "notes.txt").write_bytes(b"mine\n"))
+    result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(out), "-q"])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: --out {out}: holds files mathbode did not write (data/notes.txt); refusing to replace it. "
+        "Choose another --out, or empty the folder yourself.\n"
+    )
+    assert _snapshot(out) == {**before, "data/notes.txt": b"mine\n"}
+    assert _hidden_leftovers(tmp_path) == []
+
+
+def test_a_file_saved_in_the_instant_of_the_swap_puts_the_old_folder_back(smoke, tmp_path, monkeypatch, swap_kind):
+    out = tmp_path / "rep"
+    assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
+    before = _snapshot(out)
+    monkeypatch.setattr(atomic, "_after_swap", lambda old: (old / "notes.txt").write_bytes(b"mine\n"))
+    result = _score(smoke, "--out", out, "--no-plots")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: --out {out}: files were saved into it while mathbode was writing (notes.txt); nothing was "
+        "replaced. Move them out of the folder and run the command again."
+    )
+    assert _snapshot(out) == {**before, "notes.txt": b"mine\n"}
+    assert _hidden_leftovers(tmp_path) == []
+
+
+def test_replacing_deletes_only_the_files_the_record_lists(smoke, tmp_path, monkeypatch, swap_kind):
+    out = tmp_path / "rep"
+    assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
+    removed = []
+    real_remove = atomic._remove_written
+    monkeypatch.setattr(
+        atomic, "_remove_written", lambda old, listed, *a: removed.append(set(listed)) or real_remove(old, listed, *a)
+    )
+    assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
+    assert removed == [set(json.loads((out / OWNERSHIP_FILE).read_text())["files"])]
+    assert _hidden_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", ["score", "build"])
+def test_a_symlinked_out_is_refused_before_anything_changes(smoke, tmp_path, command):
+    elsewhere = tmp_path / "elsewhere"
+    target = elsewhere / "myreport"
+    target.mkdir(parents=True)
+    (target / "mine.txt").write_bytes(b"mine\n")
+    link = tmp_path / "rep"
+    link.symlink_to(target)
+    if command == "score":
+        result = _score(smoke, "--out", link, "--no-plots")
+    else:
+        result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(link), "-q"])
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: --out {link}: is a symbolic link (to {target}); mathbode replaces the folder whole and will not "
+        "replace your link. Give the folder it points to, or another --out."
+    )
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["myreport"] and _snapshot(target) == {"mine.txt": b"mine\n"}
+
+
+def _loops(tmp_path: Path) -> dict[str, Path]:
+    (tmp_path / "self").symlink_to("self")
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    return {"self": tmp_path / "self", "a-b-a": tmp_path / "a"}
+
+
+LOOP = "a loop of symbolic links (a link that leads back to itself); give a real file or folder."
+
+
+@pytest.mark.parametrize("shape", ["self", "a-b-a"])
+@pytest.mark.parametrize(
+    "command",
+    ["score --out", "build --out", "prompts -o", "baseline -o", "convert log", "convert -o", "run -o", "run --report"],
+)
+def test_a_symlink_loop_is_a_message_naming_it(smoke, tmp_path, command, shape):
+    loop = _loops(tmp_path)[shape]
+    log = tmp_path / "samples_x.jsonl"
+    log.write_text("")
+    run = ["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--preset", "SMOKE"]
+    folder = (
+        f"--out {loop}: is a symbolic link (to {os.readlink(loop)}); mathbode replaces the folder whole and "
+        "will not replace your link. Give the folder it points to, or another --out."
+    )
+    cases = {
+        "score --out": (score_cli, [str(smoke), "--out", str(loop), "--no-plots"], folder),
+        "build --out": (build_cli, ["--families", "linear_solve", "--out", str(loop), "-q"], folder),
+        "prompts -o": (prompts_cli, ["-o", str(loop)], f"-o {loop}: {LOOP}"),
+        "baseline -o": (baseline_cli, ["--preset", "SMOKE", "-o", str(loop)], f"-o {loop}: {LOOP}"),
+        "convert log": (convert_cli, [str(loop), "-o", str(tmp_path / "c.jsonl")], f"{loop}: {LOOP}"),
+        "convert -o": (convert_cli, [str(log), "-o", str(loop)], f"-o {loop}: {LOOP}"),
+        "run -o": (run_cli, [*run, "-o", str(loop)], f"-o {loop}: {LOOP}"),
+        "run --report": (
+            run_cli,
+            [*run, "-o", str(tmp_path / "p.jsonl"), "--score", "--report", str(loop)],
+            f"--report {loop}: {LOOP}",
+        ),
+    }
+    cli, argv, said = cases[command]
+    result = CliRunner().invoke(cli, argv, env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None})
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == f"Error: {said}"
+    assert os.path.islink(loop) and not (tmp_path / "p.jsonl").exists()
+
+
+def _report_folder(tmp_path: Path, record: Path | None = None) -> Path:
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "report.md").write_bytes(b"my report\n")
+    return out
+
+
+def test_a_deeply_nested_ownership_record_is_not_a_crash(smoke, tmp_path):
+    out = _report_folder(tmp_path)
+    (out / OWNERSHIP_FILE).write_text("[" * 200_000)
+    before = _snapshot(out)
+    result = _score(smoke, "--out", out, "--no-plots")
+    assert isinstance(result.exception, SystemExit) and result.exit_code == 2
+    assert result.output == (
+        f"Error: --out {out}: the folder is not empty and mathbode did not write it (no readable {OWNERSHIP_FILE} "
+        "listing its files); refusing to replace it. Choose another --out, or empty the folder yourself.\n"
+    )
+    assert _snapshot(out) == before
+
+
+def test_a_huge_ownership_record_is_not_read(smoke, tmp_path):
+    out = _report_folder(tmp_path)
+    (out / OWNERSHIP_FILE).write_bytes(b" " * (atomic.MAX_RECORD_BYTES + 1) + b"{}")
+    result = _score(smoke, "--out", out, "--no-plots")
+    assert result.exit_code == 2 and "no readable .mathbode-written.json" in result.output
+
+
+def test_a_deeply_nested_manifest_a_record_lists_is_not_a_crash(tmp_path):
+    from mathbode.core.digests import file_sha256
+
+    out = tmp_path / "dist"
+    build_release(resolve_families("linear_solve"), out)
+    (out / "MANIFEST.json").write_text('{"families": ' + "[" * 100_000)
+    record = json.loads((out / OWNERSHIP_FILE).read_text())
+    record["files"]["MANIFEST.json"] = file_sha256(out / "MANIFEST.json")
+    (out / OWNERSHIP_FILE).write_text(json.dumps(record))
+    result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(out), "-q"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 0  # the record proves the folder ours: replaced, never a RecursionError
+    assert json.loads((out / "MANIFEST.json").read_text())["families"] == {"linear_solve": mock_any()}
+
+
+class mock_any:  # noqa: N801 - reads as a value in an assertion
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+@pytest.fixture
+def alarm():
+    """Fail, instead of hanging the suite, if the test blocks (a FIFO read waits for a writer forever)."""
+    import signal
+
+    class Hung(BaseException):  # not an OSError: no handler of the code under test may take it for one
+        pass
+
+    def hung(signum, frame):
+        raise Hung("blocked reading a FIFO")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("command", ["score", "build", "run --report"])
+def test_an_ownership_record_that_is_a_fifo_does_not_hang(smoke, tmp_path, alarm, command):
+    out = _report_folder(tmp_path)
+    os.mkfifo(out / OWNERSHIP_FILE)
+    if command == "score":
+        result = _score(smoke, "--out", out, "--no-plots")
+    elif command == "build":
+        result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(out), "-q"])
+    else:
+        argv = ["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "-o", str(tmp_path / "p.jsonl")]
+        result = CliRunner().invoke(run_cli, [*argv, "--score", "--report", str(out)], env={"OPENAI_API_KEY": None})
+    option = "--report" if command == "run --report" else "--out"
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines()[-1] == (
+        f"Error: {option} {out}: the folder is not empty and mathbode did not write it (no readable "
+        f"{OWNERSHIP_FILE} listing its files); refusing to replace it. Choose another {option}, or empty the "
+        "folder yourself."
+    )
+    assert (out / "report.md").read_bytes() == b"my report\n"
