@@ -25,6 +25,7 @@ from mathbode.core.atomic import atomic_text_file, json_line
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.schema.keys import RowKey, row_key
 from mathbode.schema.parsing import parse_response
+from mathbode.schema.submission import validate_lines
 
 
 class JournalError(MathBodeError):
@@ -45,6 +46,8 @@ class Journal:
     repaired_bytes: int = 0
     #: Lines that repeated an earlier line's row with the same answer, dropped on opening.
     duplicates_dropped: int = 0
+    #: The line of the file each answered row was read from (rows answered by this run: none).
+    lines: dict[RowKey, int] = field(default_factory=dict)
     _stream: IO[str] | None = None
 
     @classmethod
@@ -62,11 +65,6 @@ class Journal:
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
         tail = data[end:]
-        if tail:
-            # A line without its newline was being written when the run stopped: cut it off.
-            with open(self.path, "r+b") as f:
-                f.truncate(end)
-            self.repaired_bytes = len(tail)
         seen: dict[RowKey, tuple[int, Any]] = {}
         kept: list[bytes] = []
         for number, raw in enumerate(data[:end].splitlines(), start=1):
@@ -90,14 +88,42 @@ class Journal:
                 continue  # the same answer written twice (two runs on one output): kept once
             seen[key] = (number, answer)
             kept.append(raw)
+            self.lines[key] = number
             self.answered.add(key)
             if isinstance(record.get("response"), str):
                 self.responses[key] = record["response"]
             self.compliant += compliant
         self.duplicates_dropped = len(data[:end].splitlines()) - len(kept)
+        self._validate(kept, [number for number, _ in seen.values()])
+        if tail:
+            # A line without its newline was being written when the run stopped: cut it off
+            # (only once the rest is known good: a refused file is left exactly as it was).
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+            self.repaired_bytes = len(tail)
         if self.duplicates_dropped:
             with atomic_text_file(self.path) as stream:
                 stream.write(b"".join(line + b"\n" for line in kept).decode("utf-8"))
+
+    def _validate(self, kept: list[bytes], numbers: list[int]) -> None:
+        """Refuse to resume unless every kept line passes the submission validator: a resume
+        that keeps a line the validator refuses (a time step of 64, a changed model, NaN in meta)
+        ends with an invalid file and exit 0. Nothing is written to the file before this check."""
+        if not kept:
+            return
+        report = validate_lines(b"".join(line + b"\n" for line in kept), str(self.path))
+        if report.valid:
+            return
+        problem = report.errors[0]
+        where = problem.where
+        if where.startswith("line ") and where[5:].replace(",", "").isdigit():
+            where = f"line {numbers[int(where[5:].replace(',', '')) - 1]}"  # the file's numbering, not the kept lines'
+        field = f" {problem.field}:" if problem.field else ""
+        raise JournalError(
+            f"{self.path}, {where}:{field} expected {problem.expected}, found {problem.found}; the file cannot be "
+            "resumed (a resume keeps only lines the validator accepts). Fix or remove the line, or use --overwrite "
+            "to start again."
+        )
 
     def append(self, record: dict[str, Any]) -> None:
         assert self._stream is not None, "open the journal first"

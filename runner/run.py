@@ -180,7 +180,11 @@ def _run_locked(
     lock.hold_output()  # the file now exists (or was rewritten): lock it under every name it has
     pending = [row for row in rows if row_key(row) not in journal.answered]
     todo = pending[:limit] if limit is not None else pending
-    work = jobs(todo, rows, journal, config)
+    try:
+        work = jobs(todo, rows, journal, config)
+    except BaseException:
+        journal.close()  # refused (a sweep that cannot be replayed): nothing more is written
+        raise
     result = RunResult(
         rows=len(rows),
         skipped=len(rows) - len(pending),

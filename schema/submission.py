@@ -648,6 +648,14 @@ def _coverage_text(cov: dict[str, Any]) -> list[str]:
     return out
 
 
+def validate_lines(data: bytes, name: str) -> Report:
+    """The report of submission lines held in memory (`name` labels it): the very checks
+    `read_submission` makes of a file, for a runner that must keep only lines a validator accepts."""
+    sub = Submission(Path(name), report=Report(name, "submission"))
+    _read_lines(io.BytesIO(data), sub)
+    return sub.report
+
+
 def validate_submission(path: str | Path) -> Report:
     """The validation report of a predictions file."""
     return read_submission(path).report

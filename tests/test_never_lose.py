@@ -445,3 +445,108 @@ def test_an_ownership_record_that_is_a_fifo_does_not_hang(smoke, tmp_path, alarm
         "folder yourself."
     )
     assert (out / "report.md").read_bytes() == b"my report\n"
+
+
+# Item 11 and 13: a resume keeps only lines the validator accepts, and a sweep's answers are a prefix.
+
+
+def _lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write_lines(path: Path, lines: list[dict]) -> None:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))  # json.dumps writes NaN as NaN
+
+
+RESUME = (
+    "the file cannot be resumed (a resume keeps only lines the validator accepts). Fix or remove the line, or "
+    "use --overwrite to start again."
+)
+
+
+@pytest.mark.parametrize(
+    "tamper, said",
+    [
+        ("time_step 64", "line 6: time_step: expected a number <= 63, found 64"),
+        (
+            "chirp frequency_cycles abc",
+            'line 3: frequency_cycles: expected a JSON number or null, found string "abc"',
+        ),
+        (
+            "model",
+            "file: model: expected the same model on every line, found 'truth' (first on line 1), 'other' "
+            "(first on line 4)",
+        ),
+        ("NaN in meta", "line 2: expected finite numbers (use null for no answer), found NaN"),
+    ],
+    ids=["time-step-64", "chirp-frequency-abc", "model-changed", "nan-in-meta"],
+)
+@pytest.mark.parametrize("protocol", ["stateless", "sequential"])
+def test_a_resume_refuses_a_line_the_validator_refuses(truth_stub, tmp_path, tamper, said, protocol):
+    output = tmp_path / "p.jsonl"
+    preset = ["--preset", "CHIRP_STEP"] if tamper.startswith("chirp") else []
+    assert _run(truth_stub, "-o", output, "--limit", "5", "--protocol", protocol, *preset).exit_code == 0
+    lines = _lines_of(output)
+    if tamper == "time_step 64":
+        lines.append({**lines[0], "time_step": 64})
+    elif tamper.startswith("chirp"):
+        assert lines[2]["signal_type"] == "chirp"
+        lines[2]["frequency_cycles"] = "abc"
+    elif tamper == "model":
+        lines[3]["model"] = "other"
+    else:
+        lines[1]["meta"]["latency_s"] = float("nan")
+    _write_lines(output, lines)
+    before = output.read_bytes()
+    result = _run(truth_stub, "-o", output, "--protocol", protocol, *preset)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == f"Error: {output}, {said}; {RESUME}"
+    assert output.read_bytes() == before
+
+
+def test_a_sequential_sweep_with_a_gap_is_refused_naming_file_line_and_step(stub, tmp_path):
+    from mathbode.schema.keys import format_key, row_key
+
+    output = tmp_path / "p.jsonl"
+    assert _run(stub, "-o", output, "--limit", "12", "--protocol", "sequential").exit_code == 0
+    lines = _lines_of(output)
+    assert [line["time_step"] for line in lines] == list(range(12))
+    del lines[10]  # step 11 stays, two beyond the answered prefix 0..9
+    _write_lines(output, lines)
+    before, asked = output.read_bytes(), stub.requests
+    result = _run(stub, "-o", output, "--protocol", "sequential")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == (
+        f"Error: {output}, line 11: step 11 of sweep {format_key(row_key(lines[10]))} is answered but step 10 is "
+        "not; a sequential sweep's answers must be its first steps, in order (its conversation is replayed as it "
+        "was asked), so the file cannot be resumed. Remove that sweep's lines after step 10, or use --overwrite "
+        "to start again."
+    )
+    assert output.read_bytes() == before and stub.requests == asked + 1  # the model list only: no step asked
+
+
+def test_a_sequential_step_answered_with_a_prediction_is_named_as_answered(stub, tmp_path):
+    from mathbode.schema.keys import format_key, row_key
+
+    output = tmp_path / "p.jsonl"
+    assert _run(stub, "-o", output, "--limit", "5", "--protocol", "sequential").exit_code == 0
+    lines = _lines_of(output)
+    del lines[2]["response"]
+    lines[2]["prediction"] = 1.5
+    _write_lines(output, lines)
+    before = output.read_bytes()
+    result = _run(stub, "-o", output, "--protocol", "sequential")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == (
+        f"Error: {output}, line 3: step 2 of sweep {format_key(row_key(lines[2]))} is answered with a prediction, "
+        "not a response; a sequential resume replays the model's own text as the conversation, so the file cannot "
+        "be resumed. Use --overwrite to start again."
+    )
+    assert "which is not answered" not in result.output and output.read_bytes() == before
+
+
+def test_a_clean_sequential_resume_still_continues(stub, tmp_path):
+    output = tmp_path / "p.jsonl"
+    assert _run(stub, "-o", output, "--limit", "5", "--protocol", "sequential").exit_code == 0
+    assert _run(stub, "-o", output, "--limit", "5", "--protocol", "sequential").exit_code == 0
+    assert [line["time_step"] for line in _lines_of(output)] == list(range(10))
