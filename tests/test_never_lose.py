@@ -550,3 +550,247 @@ def test_a_clean_sequential_resume_still_continues(stub, tmp_path):
     assert _run(stub, "-o", output, "--limit", "5", "--protocol", "sequential").exit_code == 0
     assert _run(stub, "-o", output, "--limit", "5", "--protocol", "sequential").exit_code == 0
     assert [line["time_step"] for line in _lines_of(output)] == list(range(10))
+
+
+# Items 8, 10 and 13: `mathbode convert` refuses what a submission cannot carry, and is bounded.
+
+
+def _convert(*args):
+    return CliRunner().invoke(convert_cli, [str(a) for a in args])
+
+
+def _lm_eval_lines(reference, n: int = 3, **changes) -> list[dict]:
+    rows = [r for r in reference.table.to_pylist() if r["family"] == "linear_solve"][:n]
+    return [
+        {"doc_id": i, "doc": row, "resps": [[f"[answer_start] {row['ground_truth']:.6f} [answer_end]"]]}
+        for i, row in enumerate(rows)
+    ]
+
+
+def _samples_file(tmp_path: Path, samples: list[dict], name: str = "samples_t_2026-01-01T00-00-00.0.jsonl") -> Path:
+    path = tmp_path / name
+    # ensure_ascii: a lone surrogate is written as its \u escape, as a JSON writer of Python does
+    path.write_text("".join(json.dumps(s, allow_nan=True) + "\n" for s in samples))
+    return path
+
+
+UNWRITABLE = "a submission cannot carry it (the validator refuses it). Nothing was written."
+
+
+@pytest.mark.parametrize(
+    "where, tamper, said",
+    [
+        (
+            "response",
+            lambda s: s.update(resps=[["[answer_start] 1.0\udcff [answer_end]"]]),
+            "response: expected text without lone surrogates (\\ud800-\\udfff), found a lone surrogate",
+        ),
+        (
+            "key field",
+            lambda s: s["doc"].update(family="linear_solve\ud800"),
+            "family: expected text without lone surrogates (\\ud800-\\udfff), found a lone surrogate",
+        ),
+        (
+            "doc_id NaN",
+            lambda s: s.update(doc_id=float("nan")),
+            "meta.doc_id: expected finite numbers (use null for no answer), found NaN",
+        ),
+        (
+            "doc_id Infinity",
+            lambda s: s.update(doc_id=float("inf")),
+            "meta.doc_id: expected finite numbers (use null for no answer), found Infinity",
+        ),
+        (
+            "nested in a key field",
+            lambda s: s["doc"].update(question_id=[0, float("nan")]),
+            "question_id[1]: expected finite numbers (use null for no answer), found NaN",
+        ),
+    ],
+    ids=["surrogate-response", "surrogate-key", "nan-doc-id", "inf-doc-id", "nan-nested-key"],
+)
+def test_convert_refuses_text_a_submission_cannot_carry_with_its_place(reference, tmp_path, where, tamper, said):
+    samples = _lm_eval_lines(reference)
+    tamper(samples[1])
+    log = _samples_file(tmp_path, samples)
+    before = log.read_bytes()
+    result = _convert(log, "-o", tmp_path / "p.jsonl")
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == f"Error: {log} line 2: {said}; {UNWRITABLE}"
+    assert not (tmp_path / "p.jsonl").exists() and log.read_bytes() == before
+
+
+def test_convert_refuses_a_model_name_that_is_not_text(reference, tmp_path):
+    log = _samples_file(tmp_path, _lm_eval_lines(reference))
+    result = _convert(log, "-o", tmp_path / "p.jsonl", "--model", "m\udcff")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        "Error: --model 'm\\udcff': expected text without lone surrogates (\\ud800-\\udfff), found a lone surrogate."
+    )
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_convert_stops_at_the_lines_validate_reads(reference, tmp_path, monkeypatch):
+    from mathbode.integrations import convert
+    from mathbode.schema.submission import max_submission_lines
+
+    assert convert.MAX_LINES == max_submission_lines() == 94_080  # the bound validate keeps
+    monkeypatch.setattr(convert, "MAX_LINES", 2)
+    log = _samples_file(tmp_path, _lm_eval_lines(reference))
+    result = _convert(log, "-o", tmp_path / "p.jsonl")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: {log} line 3: more than 2 lines, more than the samples of a MathBode task; not read."
+    )
+
+
+def test_convert_stops_at_the_rows_a_submission_has_across_logs(reference, tmp_path, monkeypatch):
+    from mathbode.integrations import convert
+
+    monkeypatch.setattr(convert, "MAX_LINES", 3)
+    samples = _lm_eval_lines(reference, 4)
+    first = _samples_file(tmp_path, samples[:2], "samples_a_1.jsonl")
+    second = _samples_file(tmp_path, samples[2:], "samples_b_1.jsonl")
+    result = _convert(first, second, "-o", tmp_path / "p.jsonl")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: {second} line 2: more than 3 rows in the logs (a submission has at most one line per row of the "
+        "split, read to twice that); not the logs of one MathBode run. Nothing was written."
+    )
+
+
+def test_convert_refuses_a_line_longer_than_validate_reads(reference, tmp_path, monkeypatch):
+    from mathbode.integrations import convert
+    from mathbode.schema.submission import MAX_LINE_BYTES
+
+    assert convert.MAX_SAMPLE_BYTES == MAX_LINE_BYTES
+    monkeypatch.setattr(convert, "MAX_SAMPLE_BYTES", 1000)
+    samples = _lm_eval_lines(reference)
+    samples[1]["padding"] = "x" * 2000
+    log = _samples_file(tmp_path, samples)
+    result = _convert(log, "-o", tmp_path / "p.jsonl")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: {log} line 2: longer than 1,000 bytes, more than a sample of a MathBode row; not read."
+    )
+
+
+def test_an_eval_entry_that_inflates_past_the_bound_is_not_read(tmp_path, monkeypatch):
+    import zipfile
+
+    pytest.importorskip("inspect_ai")
+    log = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(log, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", "{}")
+        archive.writestr("samples/1_epoch_1.json", b"\0" * (64 << 20 | 1))
+    assert log.stat().st_size < 1 << 20
+    result = _convert(log, "-o", tmp_path / "p.jsonl")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: {log}: entry samples/1_epoch_1.json inflates to 67,108,865 bytes, more than a sample of a "
+        "MathBode row (67,108,864); not read."
+    )
+
+
+def test_an_eval_of_endless_entries_is_not_read(tmp_path, monkeypatch):
+    import zipfile
+
+    pytest.importorskip("inspect_ai")
+    from mathbode.integrations import convert
+
+    assert convert.MAX_LOG_ENTRIES == 94_080 + 1_000
+    monkeypatch.setattr(convert, "MAX_LOG_ENTRIES", 10)
+    log = tmp_path / "many.eval"
+    with zipfile.ZipFile(log, "w") as archive:
+        for i in range(11):
+            archive.writestr(f"samples/{i}_epoch_1.json", "{}")
+    result = _convert(log, "-o", tmp_path / "p.jsonl")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: {log}: 11 entries, more than a log of MathBode rows holds (10); not read."
+    )
+
+
+def _inspect_log(reference, tmp_path: Path, n: int = 3):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.solver import generate
+
+    from mathbode.schema.selection import key_fields
+
+    rows = [r for r in reference.table.to_pylist() if r["family"] == "linear_solve"][:n]
+    samples = [Sample(input=r["prompt"], target="x", id=i, metadata=key_fields(r)) for i, r in enumerate(rows)]
+
+    def answer(messages, tools, tool_choice, config):
+        out = ModelOutput.from_content(model="mockllm", content="[answer_start] 1.000000 [answer_end]")
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    model = get_model("mockllm/model", custom_outputs=answer)
+    (log,) = inspect_eval(Task(dataset=samples, solver=generate()), model=model, log_dir=str(tmp_path), display="none")
+    return log
+
+
+def test_an_inspect_json_log_whose_header_omits_its_samples_converts_them(reference, tmp_path):
+    from inspect_ai.log import write_eval_log
+
+    log = _inspect_log(reference, tmp_path / "logs")
+    path = tmp_path / "log.json"
+    write_eval_log(log, str(path), format="json")
+    document = json.loads(path.read_text())
+    document["eval"]["dataset"]["sample_ids"] = [0]  # the header lists one sample of the three
+    path.write_text(json.dumps(document))
+    result = _convert(path, "-o", tmp_path / "p.jsonl")
+    assert result.exit_code == 0, result.output
+    assert "log.json: 3 samples, 3 rows" in result.output
+    assert "no MathBode rows" not in result.output and len(_lines_of(tmp_path / "p.jsonl")) == 3
+
+
+@pytest.mark.parametrize("field", ["response", "metadata"])
+@pytest.mark.parametrize("fmt", ["eval", "json"])
+def test_an_inspect_log_with_a_lone_surrogate_is_refused_with_its_sample(reference, tmp_path, field, fmt):
+    import zipfile
+
+    from inspect_ai.log import write_eval_log
+
+    log = _inspect_log(reference, tmp_path / "logs")
+    path = tmp_path / f"log.{fmt}"
+    write_eval_log(log, str(path), format=fmt)
+
+    def tamper(sample: dict) -> str:
+        if field == "response":
+            sample["output"]["choices"][0]["message"]["content"] = "[answer_start] 1\udcff [answer_end]"
+            sample["output"]["completion"] = "[answer_start] 1\udcff [answer_end]"
+            return "response"
+        sample["metadata"]["signal_type"] = "sinusoid\udcff"
+        return "signal_type"
+
+    if fmt == "json":
+        document = json.loads(path.read_text())
+        said = tamper(document["samples"][1])
+        path.write_text(json.dumps(document))
+    else:
+        with zipfile.ZipFile(path) as archive:
+            entries = {name: archive.read(name) for name in archive.namelist()}
+        sample = json.loads(entries["samples/1_epoch_1.json"])
+        said = tamper(sample)
+        entries["samples/1_epoch_1.json"] = json.dumps(sample).encode()
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, data in entries.items():
+                archive.writestr(name, data)
+    result = _convert(path, "-o", tmp_path / "p.jsonl")
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2
+    if fmt == "eval":
+        assert result.output.splitlines()[-1] == (
+            f"Error: {path} sample 1 (epoch 1): {said}: expected text without lone surrogates (\\ud800-\\udfff), "
+            f"found a lone surrogate; {UNWRITABLE}"
+        )
+    else:  # inspect's own reader of a .json log refuses the text first, naming the file
+        assert result.output.splitlines()[-1].startswith(
+            f"Error: {path}: not a readable inspect-ai log (ValueError: lone leading surrogate"
+        )
+    assert not (tmp_path / "p.jsonl").exists()
