@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import signal
 import time
 from dataclasses import dataclass, field
@@ -158,6 +159,13 @@ def run(
     parent = real_path(output, "-o").parent  # a loop of links is a message, not a traceback
     if not parent.is_dir():
         raise UsageError(f"-o {output}: the folder {parent} does not exist.")
+    if os.path.lexists(output) and not output.is_file():
+        # A pipe would hang the journal's first write, a device be written to, and a link to
+        # nothing would create its target wherever it points: only a regular file is a journal.
+        raise UsageError(
+            f"-o {output}: is not a regular file (a device, pipe or socket, or a link to nothing); "
+            "give a file to write."
+        )
     with OutputLock(output) as lock:
         return _run_locked(rows, config, output, context, overwrite, limit, progress, lock)
 

@@ -794,3 +794,19 @@ def test_an_inspect_log_with_a_lone_surrogate_is_refused_with_its_sample(referen
             f"Error: {path}: not a readable inspect-ai log (ValueError: lone leading surrogate"
         )
     assert not (tmp_path / "p.jsonl").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dangling link"])
+def test_run_writes_only_a_regular_file(stub, tmp_path, alarm, kind):
+    output = tmp_path / "p.jsonl"
+    if kind == "fifo":
+        os.mkfifo(output)
+    else:
+        output.symlink_to(tmp_path / "elsewhere.jsonl")
+    result = _run(stub, "-o", output, "--limit", "3")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: -o {output}: is not a regular file (a device, pipe or socket, or a link to nothing); give a file "
+        "to write.\n"
+    )
+    assert not (tmp_path / "elsewhere.jsonl").exists() and stub.requests == 0
