@@ -85,10 +85,16 @@ def check_replaceable(out: Path, kind: str, option: str = "--out") -> None:
         raise UsageError(f"{option} {out}: the parent folder {parent} does not exist.")
 
 
-def _check_owned(out: Path, kind: str, option: str) -> dict[str, str]:
+def _check_owned(out: Path, kind: str, option: str, meanwhile: bool = False) -> dict[str, str]:
     """The files `out`'s ownership record lists (relative path -> sha256), once every file in the
-    folder is proved ours; otherwise a UsageError saying what is not."""
+    folder is proved ours; otherwise a UsageError saying what is not (`meanwhile`: checked again
+    at the swap, after the command's work, so the message says the folder changed meanwhile)."""
     refuse = f"refusing to replace it. Choose another {option}, or empty the folder yourself."
+    if meanwhile:
+        refuse = (
+            "it changed while mathbode was writing, and nothing was replaced. Move your files out of the folder "
+            "and run the command again."
+        )
     try:
         record = read_json_file(out / OWNERSHIP_FILE)
         listed, written = record["files"], record["kind"]
@@ -343,7 +349,7 @@ def atomic_folder(out: Path, kind: str, option: str = "--out") -> Iterator[Path]
         _check_target(out, option, folder=True)  # a link put there meanwhile is not replaced either
         if not out.is_dir():
             raise UsageError(f"{option} {out}: exists and is not a folder. Choose another {option}.")
-        listed = _check_owned(out, kind, option) if any(out.iterdir()) else {}
+        listed = _check_owned(out, kind, option, meanwhile=True) if any(out.iterdir()) else {}
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

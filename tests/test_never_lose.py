@@ -244,8 +244,8 @@ def test_a_file_saved_into_a_report_folder_while_scoring_is_kept(smoke, tmp_path
     result = _score(smoke, "--out", out, "--no-plots")
     assert result.exit_code == 2
     assert result.output.splitlines()[-1] == (
-        f"Error: --out {out}: holds files mathbode did not write (notes.txt); refusing to replace it. "
-        "Choose another --out, or empty the folder yourself."
+        f"Error: --out {out}: holds files mathbode did not write (notes.txt); it changed while mathbode was "
+        "writing, and nothing was replaced. Move your files out of the folder and run the command again."
     )
     assert _snapshot(out) == {**before, "notes.txt": b"mine\n"}
     assert _hidden_leftovers(tmp_path) == []
@@ -259,8 +259,8 @@ def test_a_file_saved_into_a_release_folder_while_building_is_kept(tmp_path, mon
     result = CliRunner().invoke(build_cli, ["--families", "linear_solve", "--out", str(out), "-q"])
     assert result.exit_code == 2
     assert result.output == (
-        f"Error: --out {out}: holds files mathbode did not write (data/notes.txt); refusing to replace it. "
-        "Choose another --out, or empty the folder yourself.\n"
+        f"Error: --out {out}: holds files mathbode did not write (data/notes.txt); it changed while mathbode was "
+        "writing, and nothing was replaced. Move your files out of the folder and run the command again.\n"
     )
     assert _snapshot(out) == {**before, "data/notes.txt": b"mine\n"}
     assert _hidden_leftovers(tmp_path) == []
@@ -810,3 +810,16 @@ def test_run_writes_only_a_regular_file(stub, tmp_path, alarm, kind):
         "to write.\n"
     )
     assert not (tmp_path / "elsewhere.jsonl").exists() and stub.requests == 0
+
+
+def test_a_report_file_edited_while_scoring_is_kept(smoke, tmp_path, monkeypatch):
+    out = tmp_path / "rep"
+    assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
+    monkeypatch.setattr(atomic, "_before_swap", lambda: (out / "report.md").write_bytes(b"my edits\n"))
+    result = _score(smoke, "--out", out, "--no-plots")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        f"Error: --out {out}: holds files changed since mathbode wrote them (report.md); it changed while mathbode "
+        "was writing, and nothing was replaced. Move your files out of the folder and run the command again."
+    )
+    assert (out / "report.md").read_bytes() == b"my edits\n" and _hidden_leftovers(tmp_path) == []
