@@ -299,9 +299,11 @@ def _remove_written(old: Path, listed: dict[str, str], out: Path, option: str) -
     """Delete the files of `old` its record lists, then its emptied folders: nothing else. What
     appeared in the instant since the last check stays, in a folder beside `out` that no later
     run deletes, and the command says where."""
-    for rel, digest in listed.items():
-        path = old / rel
-        if path.is_file() and not path.is_symlink() and file_sha256(path) == digest:
+    # Only files found inside `old` are candidates: a record's names (`../x`, `/etc/x`) are never
+    # joined onto the folder, so nothing outside it can be reached through them.
+    for path in sorted(old.rglob("*")):
+        rel = path.relative_to(old).as_posix()
+        if rel in listed and path.is_file() and not path.is_symlink() and file_sha256(path) == listed[rel]:
             path.unlink()
     (old / OWNERSHIP_FILE).unlink(missing_ok=True)
     for folder in sorted((p for p in old.rglob("*") if p.is_dir() and not p.is_symlink()), reverse=True):

@@ -823,3 +823,17 @@ def test_a_report_file_edited_while_scoring_is_kept(smoke, tmp_path, monkeypatch
         "was writing, and nothing was replaced. Move your files out of the folder and run the command again."
     )
     assert (out / "report.md").read_bytes() == b"my edits\n" and _hidden_leftovers(tmp_path) == []
+
+
+def test_a_record_naming_files_outside_its_folder_deletes_nothing_outside(smoke, tmp_path):
+    from mathbode.core.digests import file_sha256
+
+    out = tmp_path / "rep"
+    assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
+    outside = tmp_path / "precious.txt"
+    outside.write_bytes(b"precious\n")
+    record = json.loads((out / OWNERSHIP_FILE).read_text())
+    record["files"]["../precious.txt"] = record["files"][str(outside)] = file_sha256(outside)
+    (out / OWNERSHIP_FILE).write_text(json.dumps(record))
+    assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
+    assert outside.read_bytes() == b"precious\n"
