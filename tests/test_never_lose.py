@@ -113,10 +113,11 @@ def test_a_symbolic_link_to_the_output_takes_the_same_lock(stub, tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     b.symlink_to(a.name)
     with OutputLock(a):
+        a.write_bytes(b"")  # the first run's journal, just opened
         result = _run(stub, "-o", b, "--limit", "3")
     assert result.exit_code == 2
     assert f"Error: -o {b}: another mathbode run (process {os.getpid()}) is writing it." in result.output
-    assert not a.exists() and stub.requests == 0
+    assert a.read_bytes() == b"" and stub.requests == 0
 
 
 def test_a_hard_link_to_the_output_is_refused(stub, tmp_path):
