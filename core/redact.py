@@ -21,13 +21,15 @@ REDACTED = "[redacted]"
 
 def is_credential(secret: str | None) -> bool:
     """Whether `secret` is long enough to be a credential (see the module's docstring)."""
-    return bool(secret) and len(secret.strip()) >= MIN_SECRET_CHARS  # type: ignore[union-attr]
+    return secret is not None and len(secret.strip()) >= MIN_SECRET_CHARS
 
 
 def redact_secret(text: str, secret: str | None) -> str:
     """`text` with `secret` replaced by [redacted] where it occurs, if it is a credential; nothing
     else changes. For a model's answer: only the key itself is taken out of it."""
-    return text.replace(secret, REDACTED) if is_credential(secret) and secret in text else text  # type: ignore[arg-type,operator]
+    if secret is None or not is_credential(secret) or secret not in text:
+        return text
+    return text.replace(secret, REDACTED)
 
 
 def redact(text: str, *secrets: str | None) -> str:
