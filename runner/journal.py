@@ -260,6 +260,12 @@ class OutputLock:
             os.close(self._file_fd)
             self._file_fd = None
         if self._fd is not None:
-            self.path.unlink(missing_ok=True)  # still locked: a waiting opener sees the file gone and retries
+            # Still locked: a waiting opener sees the file gone and retries. Only our own lock file
+            # is removed: whatever was put at its name meanwhile is not ours to delete.
+            try:
+                if os.path.samestat(os.fstat(self._fd), os.stat(self.path, follow_symlinks=False)):
+                    self.path.unlink()
+            except FileNotFoundError:
+                pass
             os.close(self._fd)
             self._fd = None

@@ -838,3 +838,11 @@ def test_a_record_naming_files_outside_its_folder_deletes_nothing_outside(smoke,
     (out / OWNERSHIP_FILE).write_text(json.dumps(record))
     assert _score(smoke, "--out", out, "--no-plots").exit_code == 0
     assert outside.read_bytes() == b"precious\n"
+
+
+def test_a_file_put_at_the_locks_name_during_a_run_is_not_deleted(tmp_path):
+    lock = tmp_path / ".p.jsonl.lock"
+    with OutputLock(tmp_path / "p.jsonl"):
+        lock.unlink()
+        lock.write_bytes(b"mine\n")
+    assert lock.read_bytes() == b"mine\n"
