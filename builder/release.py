@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from mathbode.cards import FamilyFacts, render_card, render_family_card
 from mathbode.cards.render import card_classes
 from mathbode.core.arrow_columns import table_from_lists
-from mathbode.core.atomic import atomic_folder, check_replaceable
+from mathbode.core.atomic import atomic_folder, check_replaceable, read_json_file
 from mathbode.core.errors import UsageError
 from mathbode.core.forking import can_fork, ignore_sigint, sigint_held, usable_cores
 from mathbode.core.hashing import content_hash
@@ -205,7 +205,9 @@ class _Generation:
 
 def _refuse_dropping_families(out: Path, building: list[str]) -> None:
     try:
-        existing = list(json.loads((out / MANIFEST).read_text("utf-8"))["families"])
+        # Read only if a regular file of bounded size and depth: a FIFO or a crafted document
+        # nested thousands deep that a record lists must not hang or crash the build.
+        existing = list(read_json_file(out / MANIFEST)["families"])
     except (OSError, ValueError, KeyError, TypeError):
         return  # no readable release there: nothing of the user's to protect beyond check_replaceable
     dropped = [name for name in existing if name not in building]

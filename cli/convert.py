@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mathbode.core.atomic import write_jsonl
+from mathbode.core.atomic import real_path, write_jsonl
 from mathbode.core.errors import UsageError
 from mathbode.integrations.convert import convert_logs
 from mathbode.schema.submission import validate_submission
@@ -39,7 +39,7 @@ def main(logs: tuple[Path, ...], output: Path, model: str | None, epoch: int, ov
     """
     if output.exists() and not overwrite:
         raise UsageError(f"-o {output}: exists. Give another name, or --overwrite to replace it.")
-    if any(output.resolve() == log.resolve() for log in logs):
+    if any(real_path(output, "-o") == real_path(log) for log in logs):
         raise UsageError(f"-o {output}: is one of the logs being converted; give another name.")
     converted = convert_logs(list(logs), epoch, model)
     for note in converted.notes:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from mathbode.core.atomic import check_replaceable
+from mathbode.core.atomic import check_replaceable, real_path
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
@@ -202,7 +202,7 @@ def main(
     ).validate()
     report_folder = report or output.with_name(output.stem + "-report")
     if then_score:  # refused before the run, not after it: the report folder is replaced whole
-        if output.resolve().is_relative_to(report_folder.resolve()):
+        if real_path(output, "-o").is_relative_to(real_path(report_folder, "--report")):
             raise UsageError(
                 f"-o {output} is inside --report {report_folder}, which is replaced whole by the report; "
                 "choose an output outside it."

@@ -37,6 +37,6 @@ def fetch_release(spec: str, token: str | None = None) -> Path:
     from huggingface_hub import constants, snapshot_download
 
     repo_id, revision = parse_spec(spec)
-    with hub_errors(constants.ENDPOINT, repo_id, spec=spec, revision=revision):
+    with hub_errors(constants.ENDPOINT, repo_id, spec=spec, revision=revision, token=token):
         folder = snapshot_download(repo_id, repo_type="dataset", revision=revision, token=token)
     return Path(folder)

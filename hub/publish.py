@@ -149,7 +149,7 @@ def push(
     from huggingface_hub import CommitOperationAdd, HfApi
 
     api = HfApi(token=token)
-    with hub_errors(api.endpoint, plan.repo_id):
+    with hub_errors(api.endpoint, plan.repo_id, token=token):
         url = api.create_repo(plan.repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
         say(f"Repository: {url}")
         say(f"Uploading {len(plan.files)} files ({plan.total_bytes:,} bytes) in one commit...")

@@ -14,17 +14,29 @@ from __future__ import annotations
 
 import json
 import math
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from mathbode.core.errors import UsageError
 from mathbode.schema.selection import KEY_FIELDS
-from mathbode.schema.submission import CONDITIONS
+from mathbode.schema.submission import CONDITIONS, MAX_LINE_BYTES, max_submission_lines
 
 from .records import STEPS, key_of
 
 INSPECT, LM_EVAL = "inspect-ai", "lm-evaluation-harness"
+
+# The bounds `validate` keeps, kept here too: a log is read no further than the submission it
+# becomes could be. A sample (an .eval entry, an lm-eval line) of a MathBode row is kilobytes; a
+# sequential sweep's, a few megabytes.
+#: The largest sample read: a samples line, or an .eval entry once inflated.
+MAX_SAMPLE_BYTES = MAX_LINE_BYTES
+#: Entries an .eval archive may hold: a sample per line of the largest submission, and the
+#: header, summaries and journal beside them.
+MAX_LOG_ENTRIES = max_submission_lines() + 1_000
+#: Lines written in all: a submission's most.
+MAX_LINES = max_submission_lines()
 
 
 @dataclass
@@ -32,10 +44,21 @@ class Converted:
     """A submission's lines, made from one or more logs, and what the reader should know."""
 
     lines: list[dict[str, Any]] = field(default_factory=list)
+    #: Where each line came from ("LOG line N", "LOG sample ID"), for a message about it.
+    sources: list[str] = field(default_factory=list)
     #: The model, when the logs name one (every line carries it).
     models: set[str] = field(default_factory=set)
     #: Per log: samples read, rows written, rows with no answer, samples skipped (and why).
     notes: list[str] = field(default_factory=list)
+
+    def add(self, line: dict[str, Any], source: str) -> None:
+        if len(self.lines) >= MAX_LINES:
+            raise UsageError(
+                f"{source}: more than {MAX_LINES:,} rows in the logs (a submission has at most one line per row of "
+                "the split, read to twice that); not the logs of one MathBode run. Nothing was written."
+            )
+        self.lines.append(line)
+        self.sources.append(source)
 
 
 def log_kind(path: Path) -> str:
@@ -74,6 +97,26 @@ def _line(fields: dict[str, Any], response: Any, model: str | None, meta: dict[s
     return line
 
 
+def _check_archive(path: Path) -> None:
+    """Refuse an .eval archive (a zip) beyond what a MathBode log can hold before inspect reads
+    it: a 2 MB file whose one entry inflates to gigabytes, or an archive of endless entries."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not a zip: inspect's own reader names the problem
+    if len(entries) > MAX_LOG_ENTRIES:
+        raise UsageError(
+            f"{path}: {len(entries):,} entries, more than a log of MathBode rows holds ({MAX_LOG_ENTRIES:,}); not read."
+        )
+    for entry in entries:
+        if entry.file_size > MAX_SAMPLE_BYTES:
+            raise UsageError(
+                f"{path}: entry {entry.filename} inflates to {entry.file_size:,} bytes, more than a sample of a "
+                f"MathBode row ({MAX_SAMPLE_BYTES:,}); not read."
+            )
+
+
 def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[Any]]:
     try:
         from inspect_ai.log import read_eval_log, read_eval_log_samples
@@ -81,12 +124,23 @@ def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[A
         raise UsageError(
             f"{path}: reading an inspect-ai log needs inspect-ai. Install it with: pip install 'mathbode[inspect]'"
         ) from None
+    if path.name.endswith(".eval"):
+        _check_archive(path)
     try:
         header = read_eval_log(str(path), header_only=True)
     except Exception as err:  # inspect raises many kinds for a file that is not its log
         raise UsageError(f"{path}: not a readable inspect-ai log ({type(err).__name__}: {err})") from None
     model = header.eval.model
     how = {k: str(v) for k, v in (header.eval.metadata or {}).items() if k in CONDITIONS}
+    if path.name.endswith(".json"):
+        # A .json log is one document: its samples are read as they are in it. Going by the
+        # header's sample_ids (as for an .eval archive) skipped the samples it does not list,
+        # and then said the log had no MathBode rows.
+        try:
+            full = read_eval_log(str(path))
+        except Exception as err:
+            raise UsageError(f"{path}: not a readable inspect-ai log ({type(err).__name__}: {err})") from None
+        return model, how, iter(full.samples or [])
     return model, how, read_eval_log_samples(str(path), all_samples_required=False)
 
 
@@ -102,20 +156,23 @@ def _convert_inspect(path: Path, epoch: int, out: Converted, model: str | None) 
                 other_epochs += 1
                 continue
             meta_base = {"source": INSPECT, "log": path.name, "sample_id": sample.id, "epoch": sample.epoch, **how}
+            source = f"{path} sample {sample.id!r} (epoch {sample.epoch})"
             metadata = sample.metadata or {}
             if isinstance(metadata.get(STEPS), list):  # a sequential sweep: a line per step asked
                 for step in metadata[STEPS]:
                     if not _has_key(step):
                         continue
                     unanswered += not isinstance(step.get("response"), str)
-                    out.lines.append(_line(step, step.get("response"), model, meta_base))
+                    out.add(_line(step, step.get("response"), model, meta_base), source)
                 continue
             if not _has_key(metadata):
                 skipped += 1
                 continue
             completion = sample.output.completion if sample.output and not sample.error else None
             unanswered += completion is None
-            out.lines.append(_line(metadata, completion, model, meta_base))
+            out.add(_line(metadata, completion, model, meta_base), source)
+    except UsageError:
+        raise
     except Exception as err:
         raise UsageError(f"{path}: a sample could not be read ({type(err).__name__}: {err})") from None
     if model:
@@ -153,7 +210,21 @@ def _convert_lm_eval(path: Path, out: Converted, model: str | None) -> None:
     except OSError as err:
         raise UsageError(f"{path}: cannot be read ({err.strerror})") from None
     with stream:
-        for lineno, raw in enumerate(stream, start=1):
+        lineno = 0
+        # Each line read to at most MAX_SAMPLE_BYTES, and no more lines than a submission has:
+        # a file of 3 M lines was held whole (2.6 GB) until the validator refused it.
+        while raw := stream.readline(MAX_SAMPLE_BYTES + 1):
+            lineno += 1
+            if len(raw) > MAX_SAMPLE_BYTES:
+                raise UsageError(
+                    f"{path} line {lineno}: longer than {MAX_SAMPLE_BYTES:,} bytes, more than a sample of a MathBode "
+                    "row; not read."
+                )
+            if lineno > MAX_LINES:
+                raise UsageError(
+                    f"{path} line {lineno:,}: more than {MAX_LINES:,} lines, more than the samples of a MathBode "
+                    "task; not read."
+                )
             if not raw.strip():
                 continue
             read += 1
@@ -168,7 +239,7 @@ def _convert_lm_eval(path: Path, out: Converted, model: str | None) -> None:
             response = _lm_eval_response(sample)
             unanswered += response is None
             meta = {"source": LM_EVAL, "log": path.name, "doc_id": sample.get("doc_id")}
-            out.lines.append(_line(doc, response, model, meta))
+            out.add(_line(doc, response, model, meta), f"{path} line {lineno}")
     if model:
         out.models.add(model)
     _note(out, path, read, len(out.lines) - before, unanswered, skipped, 0, 1)
@@ -191,6 +262,8 @@ def convert_logs(paths: list[Path], epoch: int = 1, model: str | None = None) ->
     """Every MathBode row answered in `paths`, as submission lines in the logs' order."""
     if epoch < 1:
         raise UsageError(f"--epoch {epoch}: epochs count from 1.")
+    if model is not None and (problem := _unwritable(model)):
+        raise UsageError(f"--model {model!r}: expected {problem[1]}, found {problem[2]}.")
     out = Converted()
     for path in paths:
         if not path.is_file():
@@ -210,7 +283,37 @@ def convert_logs(paths: list[Path], epoch: int = 1, model: str | None = None) ->
             "one model's answers. Convert each model's logs separately, or name one with --model."
         )
     _number_safe(out.lines)
+    for line, source in zip(out.lines, out.sources, strict=True):
+        if problem := _unwritable(line):
+            where, expected, found = problem
+            raise UsageError(
+                f"{source}: {where}: expected {expected}, found {found}; a submission cannot carry it (the validator "
+                "refuses it). Nothing was written."
+            )
     return out
+
+
+def _unwritable(value: Any) -> tuple[str, str, str] | None:
+    """(where, expected, found) for the first value a submission cannot carry: a string with a
+    lone surrogate (no UTF-8 for it), a number that is NaN or infinite (not JSON). The words are
+    the validator's. Walked with a stack: a log's value may be nested deeper than recursion goes."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and any("\ud800" <= ch <= "\udfff" for ch in item):
+                return where or "text", "text without lone surrogates (\\ud800-\\udfff)", "a lone surrogate"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return where or "number", "finite numbers (use null for no answer)", json.dumps(item)
+        elif isinstance(item, dict):
+            for name, inner in reversed(list(item.items())):
+                if isinstance(name, str) and (found := _unwritable(name)):
+                    return f"{where}.{name!r}" if where else repr(name), found[1], found[2]
+                stack.append((f"{where}.{name}" if where else str(name), inner))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{where}[{i}]", inner) for i, inner in reversed(list(enumerate(item))))
+    return None
 
 
 def _number_safe(lines: list[dict[str, Any]]) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import openai
 
 from mathbode.core.errors import MathBodeError
-from mathbode.core.redact import redact
+from mathbode.core.redact import redact, redact_secret
 
 from .config import RunConfig
 from .formats import request_fields, unwrap
@@ -231,9 +231,10 @@ async def ask(
             reason = redact(f"the server's answer is not a chat completion: {err}", config.api_key)
         else:
             return Answer(
-                # A server may echo the key it was sent: never written anywhere.
-                text=redact(unwrap(config.constrain_format, text), config.api_key),
-                finish_reason=redact(finish, config.api_key) if finish else finish,
+                # A server may echo the key it was sent: never written anywhere. Only the key
+                # itself is taken out; an answer without it is written exactly as it came.
+                text=redact_secret(unwrap(config.constrain_format, text), config.api_key),
+                finish_reason=redact_secret(finish, config.api_key) if finish else finish,
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,
                 latency_s=time.perf_counter() - start,

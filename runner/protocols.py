@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mathbode.schema.keys import row_key
+from mathbode.schema.keys import format_key, row_key
 
 from .config import SEQUENTIAL, RunConfig
 from .journal import Journal, JournalError
@@ -68,17 +68,13 @@ def jobs(
     pending: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in todo:
         pending.setdefault(_sweep(row), []).append(row)
+    for sweep, ordered in steps.items():
+        _check_prefix(sorted(ordered, key=lambda r: r["time_step"]), journal, replayed=sweep in pending)
     out = []
     for sweep, remaining in pending.items():
         ordered = sorted(steps[sweep], key=lambda r: r["time_step"])
         first = min(r["time_step"] for r in remaining)
         earlier = [r for r in ordered if r["time_step"] < first]
-        missing = [r["time_step"] for r in earlier if row_key(r) not in journal.responses]
-        if missing:
-            raise JournalError(
-                f"{journal.path}: a sweep has answers after step {missing[0]}, which is not answered, so its "
-                "conversation cannot be replayed. Use --overwrite to start again."
-            )
         lead = plan.rows(sweep) if plan is not None else []
         done = (run_ins.responses.get(sweep, []) if run_ins is not None else [])[: len(lead)]
         if earlier and len(done) < len(lead):
@@ -91,6 +87,34 @@ def jobs(
         job = Job(sorted(remaining, key=lambda r: r["time_step"]), history, run_in=lead[len(done) :], sweep=sweep)
         out.append(job)
     return out
+
+
+def _check_prefix(ordered: list[dict[str, Any]], journal: Journal, replayed: bool) -> None:
+    """A resumed sweep's answered steps must be its first steps: the next step is asked after
+    exactly those exchanges, and a step answered beyond a gap would stay in the file while the
+    conversation skipped the gap. A sweep to be continued (`replayed`) needs each of them answered
+    with the model's own text: a `prediction` (a number) cannot be replayed as the model's turn."""
+    gap = None
+    for row in ordered:
+        key = row_key(row)
+        if key not in journal.answered:
+            gap = row["time_step"] if gap is None else gap
+            continue
+        line = journal.lines.get(key)
+        where = f"{journal.path}, line {line}" if line else str(journal.path)
+        if gap is not None:
+            raise JournalError(
+                f"{where}: step {row['time_step']} of sweep {format_key(key)} is answered but step {gap} is not; "
+                "a sequential sweep's answers must be its first steps, in order (its conversation is replayed as it "
+                f"was asked), so the file cannot be resumed. Remove that sweep's lines after step {gap}, or use "
+                "--overwrite to start again."
+            )
+        if replayed and key not in journal.responses:
+            raise JournalError(
+                f"{where}: step {row['time_step']} of sweep {format_key(key)} is answered with a prediction, not a "
+                "response; a sequential resume replays the model's own text as the conversation, so the file "
+                "cannot be resumed. Use --overwrite to start again."
+            )
 
 
 def _deduplicated(todo: list[dict[str, Any]], rows: list[dict[str, Any]], journal: Journal) -> list[Job]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import signal
 import time
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from mathbode.core.atomic import atomic_text_file
+from mathbode.core.atomic import atomic_text_file, real_path
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, format_key, row_key
@@ -164,10 +165,18 @@ def run(
     config.validate()
     if output.is_dir() or output.name in ("", ".", ".."):
         raise UsageError(f"-o {output}: is a folder; give the name of the predictions file to write.")
-    if not output.resolve().parent.is_dir():
-        raise UsageError(f"-o {output}: the folder {output.resolve().parent} does not exist.")
-    with OutputLock(output):
-        return _run_locked(rows, config, output, context, overwrite, limit, progress, catalogue or rows)
+    parent = real_path(output, "-o").parent  # a loop of links is a message, not a traceback
+    if not parent.is_dir():
+        raise UsageError(f"-o {output}: the folder {parent} does not exist.")
+    if os.path.lexists(output) and not output.is_file():
+        # A pipe would hang the journal's first write, a device be written to, and a link to
+        # nothing would create its target wherever it points: only a regular file is a journal.
+        raise UsageError(
+            f"-o {output}: is not a regular file (a device, pipe or socket, or a link to nothing); "
+            "give a file to write."
+        )
+    with OutputLock(output) as lock:
+        return _run_locked(rows, config, output, context, overwrite, limit, progress, lock, catalogue or rows)
 
 
 def _run_locked(
@@ -178,6 +187,7 @@ def _run_locked(
     overwrite: bool,
     limit: int | None,
     progress: Callable[[int, int], Progress] | None,
+    lock: OutputLock,
     catalogue: list[dict[str, Any]],
 ) -> RunResult:
     resume = check_resumable(output, config, overwrite)
@@ -185,6 +195,7 @@ def _run_locked(
     # or its run record (an --overwrite run cut a finished file to 0 lines before the key was checked).
     asyncio.run(_check_server(config))
     journal = Journal.open(output, fresh=not resume)
+    lock.hold_output()  # the file now exists (or was rewritten): lock it under every name it has
     plan = RunInPlan.of(catalogue, config.run_in) if config.run_in else None
     run_ins = RunInJournal.open(run_in_path(output), fresh=not resume, length=config.run_in) if plan else None
     pending = [row for row in rows if row_key(row) not in journal.answered]
@@ -192,7 +203,7 @@ def _run_locked(
     try:
         work = jobs(todo, rows, journal, config, plan, run_ins)
     except BaseException:
-        journal.close()
+        journal.close()  # refused (a sweep that cannot be replayed): nothing more is written
         if run_ins is not None:
             run_ins.close()
         raise

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -103,6 +104,20 @@ class RunInPlan:
         return steps[len(steps) - k :]
 
 
+def _check_ours(path: Path) -> bool:
+    """Whether a regular file is at `path` (False: nothing); anything else there is refused."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        raise RunInError(
+            f"{path}: the run-in journal's name holds something that is not a plain file (a link, folder, pipe "
+            "or device), which mathbode will not write through. Remove it, or choose another -o."
+        )
+    return True
+
+
 @dataclass
 class RunInJournal:
     """The run-in answers of a run, appended as they arrive: sweep -> responses in run-in order."""
@@ -113,18 +128,24 @@ class RunInJournal:
 
     @classmethod
     def open(cls, path: Path, fresh: bool, length: int) -> "RunInJournal":
+        """Open for appending; `fresh` starts it empty, otherwise its answers are read. The name is
+        ours, not the user's: a link, a pipe or any file that is not a run-in journal found there
+        is refused, never followed, emptied or read."""
         journal = cls(path)
-        if fresh or not path.exists():
-            path.write_bytes(b"")
-        else:
+        exists = _check_ours(path)
+        if exists and not fresh:
             journal._recover(length)
-        journal._stream = open(path, "a", encoding="utf-8", newline="\n")
+        elif exists and path.stat().st_size:
+            cls(path)._recover(MAX_RUN_IN + 1, cut=False)  # proves it a run-in journal before emptying it
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags | (os.O_TRUNC if fresh else 0), 0o644)
+        journal._stream = os.fdopen(fd, "a", encoding="utf-8", newline="\n")
         return journal
 
-    def _recover(self, length: int) -> None:
+    def _recover(self, length: int, cut: bool = True) -> None:
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
-        if end < len(data):  # a torn last line: that step is asked again
+        if cut and end < len(data):  # a torn last line: that step is asked again
             with open(self.path, "r+b") as f:
                 f.truncate(end)
         for number, raw in enumerate(data[:end].splitlines(), start=1):
@@ -136,8 +157,8 @@ class RunInJournal:
                     raise TypeError
             except (ValueError, KeyError, TypeError, RecursionError):
                 raise RunInError(
-                    f"{self.path}, line {number}: not a run-in line written by mathbode-run; the run cannot be "
-                    "resumed. Use --overwrite to start again."
+                    f"{self.path}, line {number}: not a run-in line written by mathbode-run, so the file is left as "
+                    "it is. Move it away, or choose another -o."
                 ) from None
             answered = self.responses.setdefault(sweep, [])
             if position != len(answered) or position >= length:

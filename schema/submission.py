@@ -203,6 +203,12 @@ def read_submission(path: str | Path) -> Submission:
     return sub
 
 
+def max_submission_lines() -> int:
+    """The most lines a submission is read to: twice the split's rows (a line per row, say a blank
+    line after each); past that a file is not a submission and reading stops."""
+    return 2 * len(layout().families) * layout().rows_per_family
+
+
 #: A prediction line is a few hundred bytes (a long reasoning trace, megabytes); a line beyond
 #: this is refused without being held in memory whole.
 MAX_LINE_BYTES = 64 << 20
@@ -275,7 +281,7 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
     state = _FileState(sub, frozenset(load_schema(SCHEMA)["properties"]), np.zeros(rows, dtype=np.int64))
     lineno = 0
     content = False
-    max_lines = 2 * rows
+    max_lines = max_submission_lines()
     for lines in _line_batches(stream):
         if lineno == 0 and lines[0] is not None:
             lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
@@ -646,6 +652,14 @@ def _coverage_text(cov: dict[str, Any]) -> list[str]:
     complete = ", ".join(cov["presets_complete"]) or "none"
     out.append(f"presets fully covered: {complete}")
     return out
+
+
+def validate_lines(data: bytes, name: str) -> Report:
+    """The report of submission lines held in memory (`name` labels it): the very checks
+    `read_submission` makes of a file, for a runner that must keep only lines a validator accepts."""
+    sub = Submission(Path(name), report=Report(name, "submission"))
+    _read_lines(io.BytesIO(data), sub)
+    return sub.report
 
 
 def validate_submission(path: str | Path) -> Report:

@@ -417,7 +417,7 @@ def test_a_server_echoing_the_key_does_not_get_it_printed(stub, tmp_path):
 def test_redaction_covers_bearer_values_and_hub_tokens():
     from mathbode.core.redact import redact
 
-    assert redact("Authorization: Bearer abc.def-123, then hf_AbCdEf123456 and s3cr3t", "s3cr3t") == (
+    assert redact("Authorization: Bearer abc.def-123, then hf_AbCdEf123456 and s3cr3t-key", "s3cr3t-key") == (
         "Authorization: Bearer [redacted], then [redacted] and [redacted]"
     )
 

@@ -177,3 +177,28 @@ def test_a_stateless_run_asks_no_run_in(truth_stub, tmp_path):
     assert result.exit_code == 0, result.output
     assert not run_in_path(out).exists()
     assert all("run_in" not in json.loads(x)["meta"] for x in out.read_text().splitlines())
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "foreign"])
+def test_the_run_in_journals_name_is_never_written_through(truth_stub, tmp_path, kind):
+    """The run-in journal's name is mathbode's: a link planted there is not followed (the file it
+    points to stays as it was), a pipe does not hang the run, a file of other content is not emptied."""
+    import os
+
+    out, victim = tmp_path / "p.jsonl", tmp_path / "precious.txt"
+    victim.write_text("precious\n")
+    if kind == "symlink":
+        run_in_path(out).symlink_to(victim)
+    elif kind == "fifo":
+        os.mkfifo(run_in_path(out))
+    else:
+        run_in_path(out).write_text("my own notes\n")
+    result = _run(truth_stub, out, "anchor-0.5", "--preset", "SMOKE", expect=1)
+    assert victim.read_text() == "precious\n"
+    if kind == "foreign":
+        assert run_in_path(out).read_text() == "my own notes\n"
+        assert "p.run-in.jsonl, line 1: not a run-in line written by mathbode-run, so the file is left as it is" in (
+            result.output
+        )
+    else:
+        assert "the run-in journal's name holds something that is not a plain file" in result.output

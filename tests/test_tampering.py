@@ -28,7 +28,7 @@ from mathbode.builder.oracle import true_rows
 from mathbode.cli.push import main as push_cli
 from mathbode.cli.score import main as score_cli
 from mathbode.cli.validate import main as validate_cli
-from mathbode.core.atomic import atomic_folder, recover_leftovers
+from mathbode.core.atomic import atomic_folder, recover_leftovers, write_ownership
 from mathbode.core.hashing import combined_hash, content_hash, file_sha256
 from mathbode.schema import validate_dataset
 from mathbode.schema.release_hashes import release_content_hash
@@ -289,6 +289,7 @@ def test_a_run_killed_between_the_two_renames_is_repaired_by_the_next(tmp_path):
     out = tmp_path / "release"
     out.mkdir()
     (out / "MARK").write_text("old")
+    write_ownership(out, "release")  # atomic_folder replaces only a folder it can prove it wrote (#32)
     env = {**os.environ, "MATHBODE_NO_EXCHANGE": "1"}  # the fallback path, which has the window
     proc = subprocess.run([sys.executable, "-c", KILLED_BETWEEN_RENAMES, str(out)], env=env, timeout=60)
     assert proc.returncode == -9
@@ -303,6 +304,7 @@ def test_the_next_write_recovers_then_cleans_a_killed_writers_temporaries(tmp_pa
     out = tmp_path / "release"
     out.mkdir()
     (out / "MARK").write_text("old")
+    write_ownership(out, "release")  # atomic_folder replaces only a folder it can prove it wrote (#32)
     body = "import os, sys\nfrom pathlib import Path\nimport mathbode.core.atomic as a\n"
     body += "with a.atomic_folder(Path(sys.argv[1]), 'release') as tmp:\n    (tmp / 'half').write_text('x')\n"
     body += "    os.kill(os.getpid(), 9)\n"
