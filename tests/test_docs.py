@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from mathbode.cli.main import SUBCOMMANDS
+
 REPO = Path(__file__).resolve().parent.parent
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 RUN_LANGUAGES = {"bash", "sh", "console", "python"}
@@ -122,6 +124,50 @@ def test_the_site_builds_strictly(tmp_path):
     )
     assert built.returncode == 0, built.stderr
     assert (site / "index.html").exists() and (site / "case-study" / "index.html").exists()
+
+
+def documentation() -> str:
+    return "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+
+
+@pytest.mark.parametrize("sub", list(SUBCOMMANDS))
+def test_the_synopses_name_every_option_and_presets_as_help_shows_them(sub):
+    import click
+    from click.testing import CliRunner
+
+    from mathbode.cli.main import mathbode
+    from mathbode.schema.selection import PRESET_CHOICES
+
+    docs = documentation()
+    command = mathbode.get_command(click.Context(mathbode), sub)
+    for param in command.params:
+        names = [*param.opts, *param.secondary_opts]
+        if names[0].startswith("-") and "--version" not in names:
+            assert any(f"{n} " in docs or f"{n}]" in docs or f"{n}`" in docs for n in names), (
+                f"mathbode {sub} {names[0]} is not in the documentation"
+            )
+    help_text = CliRunner().invoke(mathbode, [sub, "--help"]).output
+    if "--preset" in help_text:
+        names = "|".join(PRESET_CHOICES)
+        assert names == "SMOKE|MVP|MVP_PLUS|FULL|CHIRP_STEP|ALL"
+        assert f"[{names}]" in help_text and names in docs
+
+
+def test_the_load_snippet_needs_only_the_main_install():
+    """`pip install .` must bring `datasets`: the documentation's "Load it" and the card use it."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert any(d.split(">")[0].split("=")[0].strip() == "datasets" for d in project["dependencies"])
+    assert 'load_dataset("dist", "linear_solve")' in (REPO / "docs" / "dataset.md").read_text()
+
+
+def test_the_docs_extra_is_part_of_the_test_install():
+    import tomllib
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert {d.split(">")[0] for d in extras["docs"]} == {"mkdocs", "mkdocs-material"}
+    assert "mathbode[inspect,lm-eval,docs]" in extras["test"]
 
 
 @pytest.fixture(scope="module")
