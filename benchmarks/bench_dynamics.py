@@ -8,7 +8,7 @@ beside their analytic values: the comparison lives here, in the formulas of `ana
 
     python benchmarks/bench_dynamics.py [--preset SMOKE|MVP|FULL] [--families linear_solve,...]
 
-It prints the requests each run-in costs, which is how README's default was chosen.
+It prints the requests each run-in costs, which is how the documented default was chosen (docs/running.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real (tiny) model end to end on this machine: SmolLM2-135M-Instruct behind llama.cpp's
 # OpenAI-compatible server, over the SMOKE preset, three times: free answers, answers constrained to
-# the answer format by a GBNF grammar, and constrained answers under the sequential protocol. Prints the figures the README quotes; writes everything to
+# the answer format by a GBNF grammar, and constrained answers under the sequential protocol. Prints the figures docs/case-study.md quotes; writes everything to
 # $OUT (default real-model-run/).
 #
 #   bash benchmarks/real_model.sh            # builds llama-cpp-python the first time (8 to 25 min on 2 cores)

@@ -19,7 +19,7 @@ def preset_option(
     return click.option(
         "--preset",
         type=click.Choice(PRESET_CHOICES, case_sensitive=False),
-        # Named as the README and the paper name them (click would list them lower-cased).
+        # Named as the documentation and the paper name them (click would list them lower-cased).
         metavar="[" + "|".join(PRESET_CHOICES) + "]",
         default=default,
         show_default=default is not None,

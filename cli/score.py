@@ -176,7 +176,7 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
     default=STRICT.name,
     show_default=True,
     help="Answer rules for raw responses: strict = the paper's appendix C; mathbode-eval = the paper "
-    "authors' evaluation code, to reproduce its published numbers (documentation: Scoring, Strict parsing).",
+    "authors' evaluation code, to reproduce its published numbers (docs/scoring.md, 'Strict parsing').",
 )
 @click.option(
     "--bootstrap",

@@ -30,7 +30,7 @@ FAMILY_SCORE_FIELDS = (
     "mb_core_calibrated",
     "mb_plus_calibrated",
 )
-#: The headline scores: the paper's two and the calibrated two (README, "Calibrated scores").
+#: The headline scores: the paper's two and the calibrated two (docs/scoring.md, "Calibrated scores").
 HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
 
 

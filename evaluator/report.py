@@ -429,7 +429,7 @@ the numbers below. Frequencies are in cycles per 64 steps.
   differ), and the mean spread (standard deviation) of their numbers; 1 and 0 for a
   deterministic server.
 - **Brackets**: 95 % bootstrap intervals over sweeps (resampled within each family and frequency);
-  an interval always holds its estimate (README, "Intervals and paired tests").
+  an interval always holds its estimate (docs/intervals.md).
 - **chirp**: gain and phase error read in 16-step windows of the logarithmic chirp (1 to 16
   cycles) against the instantaneous frequency at each window's centre; "1 (at 1.39)" means the
   octave point 1 is read at the nearest window centre, 1.39 cycles. A point whose window holds
@@ -581,7 +581,7 @@ def _markdown(
             lines += ["", said[0].upper() + said[1:] + "."]
         extra_lines = diagnostics_lines(r)
         if extra_lines:
-            lines += ["", 'Chirp and step measurements (`chirp.csv`, `step.csv`; README, "Chirp and step"):', ""]
+            lines += ["", "Chirp and step measurements (`chirp.csv`, `step.csv`; docs/chirp-step.md):", ""]
             lines += ["```text", *extra_lines, "```"]
         accuracy = r.extra.get("accuracy")
         if accuracy and accuracy["rows"]:

@@ -200,7 +200,7 @@ def normalised_step(truth: np.ndarray, model: np.ndarray, switch: int, before: i
 
 
 def step_response(truth: np.ndarray, model: np.ndarray, switch: int) -> dict[str, float]:
-    """The numbers a control engineer reads off a step response (definitions in the README).
+    """The numbers a control engineer reads off a step response (definitions in docs/chirp-step.md).
 
     pre_error: (y_pre - truth_pre) / jump; steady_state_error: mean r over the last SETTLE steps
     minus 1; overshoot: max(r after the switch) - 1, at least 0; dead_time: steps after the

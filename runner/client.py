@@ -175,7 +175,7 @@ def parse_completion(raw: bytes) -> tuple[str, str | None, int | None, int | Non
         raise NotACompletion("the first choice has no message")
     content = message.get("content")
     if content is None:
-        content = ""  # an empty completion is an answer (non-compliant), as the README says
+        content = ""  # an empty completion is an answer (non-compliant), as docs/running.md says
     if not isinstance(content, str):
         raise NotACompletion(f"the message content is not text ({type(content).__name__})")
     try:

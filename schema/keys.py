@@ -114,7 +114,7 @@ def canonical_row_order() -> tuple[RowKey, ...]:
     (`canonical_sweep_order`, each sweep's steps in time order).
 
     A row's position here is the `row_id` the paper authors' evaluation code gives it (it
-    concatenates the five families in this order), so this order is a promise (README).
+    concatenates the five families in this order), so this order is a promise (docs/authors-code.md).
     """
     steps = range(layout().time_steps)
     return tuple(sweep.row(t) for sweep in canonical_sweep_order() for t in steps)

@@ -72,7 +72,7 @@ class Layout:
     step_amplitudes: tuple[float, ...]
     step_switch: int
     presets: dict[str, Preset]
-    #: Presets of chirp and step sweeps (not the paper's; see the README).
+    #: Presets of chirp and step sweeps (not the paper's; see docs/chirp-step.md).
     transient_presets: dict[str, TransientPreset]
     preset_base_keys_per_family: int
     preset_default_phase_deg: float

@@ -1,4 +1,4 @@
-"""Strict answer parsing (paper, appendix C), decided case by case; see the README's table.
+"""Strict answer parsing (paper, appendix C), decided case by case; see the table in docs/scoring.md ("Strict parsing").
 
 Part of the contract (the answer format is a layout fact), so the evaluator scores with it and
 the runner counts compliant answers with it as they arrive.
@@ -164,7 +164,7 @@ def why_non_compliant(response: str | None) -> str | None:
 
 # --- The paper authors' evaluation code (MathBode-Eval), as a named alternative -------------------
 #
-# Its rules, restated so its published numbers can be reproduced (README, "Parsing"): normalize
+# Its rules, restated so its published numbers can be reproduced (docs/scoring.md, "Strict parsing"): normalize
 # line ends, delete zero-width characters, read U+2212 as `-` and a no-break space as a space;
 # take the last `[answer_start] ... [answer_end]` pair (shortest match from each start); inside it
 # take the last number token, exponent allowed, with no look at its neighbours (`12cm` gives 12,
@@ -228,7 +228,7 @@ STRICT = Parser("strict", PARSER_NAME, parse_response, why_non_compliant)
 MATHBODE_EVAL = Parser(
     "mathbode-eval",
     "mathbode-eval (the paper authors' evaluation code: last tag pair, last number token with exponent, "
-    "Unicode minus read as '-', truncated to 6 decimals; see the README)",
+    "Unicode minus read as '-', truncated to 6 decimals; see docs/scoring.md)",
     parse_response_eval,
     why_non_compliant_eval,
 )

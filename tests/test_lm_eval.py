@@ -86,7 +86,7 @@ def test_the_family_group_of_a_pure_gain_reads_0_9_and_its_samples_score_the_sam
 
 
 def test_lm_eval_on_the_command_line_against_a_server_then_convert(truth_stub, tmp_path):
-    """The README's command: lm-eval's OpenAI-compatible chat model, the task files found with
+    """The documented command (docs/frameworks.md): lm-eval's OpenAI-compatible chat model, the task files found with
     --include_path, the rows read from a release folder given as --metadata."""
     folder = subprocess.run(
         [sys.executable, "-m", "mathbode.integrations.lm_eval_tasks"], capture_output=True, text=True, check=True

@@ -123,7 +123,7 @@ def test_a_bad_row_id_parquet_is_named_precisely(smoke_answers, tmp_path, change
     assert found in problem.found
 
 
-# MathBode-Eval's rules against appendix C's, case by case (README, "Parsing").
+# MathBode-Eval's rules against appendix C's, case by case (docs/scoring.md, "Strict parsing").
 EVAL_CASES = [
     ("[answer_start] 1e-3 [answer_end]", 0.001, math.nan),
     ("[answer_start] \u22125.25 [answer_end]", -5.25, math.nan),

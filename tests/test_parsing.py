@@ -1,4 +1,4 @@
-"""Strict parsing (paper, appendix C): one golden case per decision in the README's table."""
+"""Strict parsing (paper, appendix C): one golden case per decision in the table of docs/scoring.md."""
 
 from __future__ import annotations
 

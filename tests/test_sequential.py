@@ -81,7 +81,7 @@ def test_chirp_and_step_of_the_anchoring_model_match_the_same_system(stub, tmp_p
     for family, c in chirp.items():
         for f in ("4", "8"):
             point, h = c["at"][f], low_pass(float(f))
-            # The chirp method's own resolution (README, "Chirp and step"): 0.05 and 5 degrees.
+            # The chirp method's own resolution (docs/chirp-step.md): 0.05 and 5 degrees.
             assert point["gain"] == pytest.approx(abs(h), abs=0.05), family
             assert point["phase_err_deg"] == pytest.approx(math.degrees(cmath.phase(h)), abs=5), family
     expected_rise = math.ceil(math.log(0.1) / math.log(1 - ALPHA)) - 1
