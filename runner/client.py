@@ -89,8 +89,19 @@ def retry_after(err: openai.APIStatusError) -> float | None:
                 continue  # an HTTP date: fall back to our own backoff
             if seconds != seconds:
                 continue  # NaN
-            return min(max(0.0, seconds), MAX_RETRY_AFTER)  # `inf` or a day would stall the run silently
+            return max(0.0, seconds)  # `inf` or a day: capped where it is waited, and said (`wait_text`)
     return None
+
+
+def wait_text(asked: float | None, wait: float) -> str:
+    """What a long wait says: what the server asked, and that the wait is capped when it is."""
+    if asked is not None and asked > MAX_RETRY_AFTER:
+        said = "an endless wait" if asked == float("inf") else f"a wait of {asked:,.0f} s"
+        return (
+            f"the server asked for {said} before retrying (Retry-After); waiting {wait:.0f} s instead, the longest "
+            "wait mathbode takes, then retrying."
+        )
+    return f"the server asked to wait {wait:.0f} s before retrying (Retry-After); waiting."
 
 
 def backoff(attempt: int, asked: float | None) -> float:
@@ -242,9 +253,9 @@ async def ask(
             )
         if attempt > config.max_retries:
             raise RetriesExhausted(reason, attempt)
-        wait = backoff(attempt, asked)
+        wait = backoff(attempt, None if asked is None else min(asked, MAX_RETRY_AFTER))
         if wait >= LONG_WAIT:
-            print(f"the server asked to wait {wait:.0f} s before retrying (Retry-After); waiting.", file=sys.stderr)
+            print(wait_text(asked, wait), file=sys.stderr)
         await asyncio.sleep(wait)
 
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from mathbode.cli.run import main as run_cli
-from mathbode.runner.client import MAX_RETRY_AFTER, retry_after
+from mathbode.runner.client import MAX_RETRY_AFTER, backoff, retry_after, wait_text
 
 KEY = "sk-hostile-0123456789abcdef"
 
@@ -152,11 +152,21 @@ class _Err:
         self.response = _Headers(value)
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("inf", MAX_RETRY_AFTER), ("86400", MAX_RETRY_AFTER), ("nan", None)])
-def test_a_servers_retry_after_is_capped(value, seconds):
-    """Retry-After: inf slept forever, and 86400 a day, without a word."""
-    assert retry_after(_Err(value)) == seconds  # type: ignore[arg-type]
-    assert retry_after(_Err("2")) == 2.0  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("inf", "the server asked for an endless wait before retrying (Retry-After); waiting 300 s instead"),
+        ("86400", "the server asked for a wait of 86,400 s before retrying (Retry-After); waiting 300 s instead"),
+        ("120", "the server asked to wait 120 s before retrying (Retry-After); waiting."),
+    ],
+)
+def test_a_servers_retry_after_is_capped_and_said_as_asked(value, said):
+    """Retry-After: inf slept forever, and 86400 a day, without a word; then 'inf' was reported
+    as 'the server asked to wait 300 s'."""
+    asked = retry_after(_Err(value))  # type: ignore[arg-type]
+    wait = backoff(1, None if asked is None else min(asked, MAX_RETRY_AFTER))
+    assert wait <= MAX_RETRY_AFTER and wait_text(asked, wait).startswith(said)
+    assert retry_after(_Err("nan")) is None and retry_after(_Err("2")) == 2.0  # type: ignore[arg-type]
 
 
 def test_a_key_the_server_echoes_in_its_answer_is_never_written(tmp_path):
