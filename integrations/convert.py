@@ -140,6 +140,9 @@ def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[A
         raise UsageError(f"{path}: not a readable inspect-ai log ({type(err).__name__}: {err})") from None
     model = header.eval.model
     how = {k: str(v) for k, v in (header.eval.metadata or {}).items() if k in CONDITIONS}
+    sent = _sent_temperature(path, header)
+    if sent is None or (sent != UNKNOWN and sent > 0):
+        how["decoding"] = "not greedy"
     if path.name.endswith(".json") or inflated <= WHOLE_READ_BYTES:
         # A .json log is one document: its samples are read as they are in it (going by the
         # header's sample_ids skipped the samples it does not list, and then said the log had no
@@ -161,8 +164,38 @@ def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[A
     return model, how, read_eval_log_samples(str(path), all_samples_required=False)
 
 
+#: The temperature a log's first request carried, when the log does not say (no request recorded).
+UNKNOWN = -1.0
+
+
+def _sent_temperature(path: Path, header: Any) -> float | None:
+    """The temperature the first model request of the log carried, as sent (None: none was sent);
+    UNKNOWN when the log keeps no request. The log's own generate settings may say 0.0 while the
+    provider dropped it: inspect's `openai/` provider deletes `temperature` for a model it takes
+    for a reasoning model, and the server then samples."""
+    from inspect_ai.log import read_eval_log_sample
+
+    ids = header.eval.dataset.sample_ids or []
+    try:
+        sample = read_eval_log_sample(str(path), ids[0], 1) if ids else None
+    except Exception:
+        return UNKNOWN
+    for event in (sample.events if sample else None) or []:
+        call = getattr(event, "call", None)
+        if getattr(event, "event", None) == "model" and call is not None and isinstance(call.request, dict):
+            value = call.request.get("temperature")
+            return float(value) if isinstance(value, (int, float)) else None
+    return UNKNOWN
+
+
 def _convert_inspect(path: Path, epoch: int, out: Converted, model: str | None) -> None:
     logged_model, how, samples = _inspect_samples(path)
+    if how.pop("decoding", None):
+        out.notes.append(
+            f"{path.name}: its requests were sent without temperature 0 (inspect's openai/ provider drops it for a "
+            "model it takes for a reasoning model): the answers were sampled, not greedy. Run again with "
+            "--model openai-api/NAME/MODEL (NAME_BASE_URL, NAME_API_KEY) to keep the task's temperature 0."
+        )
     model = model or logged_model
     read = skipped = other_epochs = unanswered = 0
     before = len(out.lines)

@@ -227,3 +227,27 @@ def test_an_inspect_log_without_the_inspect_extra_says_what_to_install(tmp_path,
     assert result.output == (
         f"Error: {log}: reading an inspect-ai log needs inspect-ai. Install it with: pip install 'mathbode[inspect]'\n"
     )
+
+
+def test_convert_says_when_a_logs_requests_could_not_have_been_greedy(truth_stub, tmp_path):
+    """inspect's openai/ provider drops temperature for a model it takes for a reasoning model,
+    while the log still records 0.0: the answers are sampled, and convert says so."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from mathbode.cli.convert import main as convert_cli
+
+    model = get_model("openai-api/local/truth", base_url=truth_stub.base_url, api_key="x")
+    log, _ = _eval(smoke(families="similar_triangles"), model, tmp_path)
+    greedy = CliRunner().invoke(convert_cli, [log.location, "-o", str(tmp_path / "a.jsonl")])
+    assert greedy.exit_code == 0 and "not greedy" not in greedy.output, greedy.output
+    full = read_eval_log(log.location)
+    for sample in full.samples or []:
+        for event in sample.events:
+            if event.event == "model" and event.call is not None:
+                event.call.request.pop("temperature", None)
+    dropped = tmp_path / "dropped.eval"
+    write_eval_log(full, str(dropped))
+    result = CliRunner().invoke(convert_cli, [str(dropped), "-o", str(tmp_path / "b.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "its requests were sent without temperature 0" in result.output
+    assert "the answers were sampled, not greedy" in result.output
