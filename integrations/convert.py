@@ -225,7 +225,7 @@ def _convert_inspect(path: Path, epoch: int, out: Converted, model: str | None) 
         raise
     except Exception as err:
         raise UsageError(f"{path}: a sample could not be read ({type(err).__name__}: {err})") from None
-    if model:
+    if model and len(out.lines) > before:  # a log that answered nothing (a failed eval) names no model
         out.models.add(model)
     _note(out, path, read, len(out.lines) - before, unanswered, skipped, other_epochs, epoch)
 
@@ -330,7 +330,8 @@ def convert_logs(paths: list[Path], epoch: int = 1, model: str | None = None) ->
     if len(out.models) > 1:
         raise UsageError(
             f"the logs answer with {len(out.models)} models ({', '.join(sorted(out.models))}); a submission is "
-            "one model's answers. Convert each model's logs separately, or name one with --model."
+            "one model's answers. Convert each model's logs separately (--model renames the model on every line; "
+            "it does not pick one)."
         )
     _number_safe(out.lines)
     for line, source in zip(out.lines, out.sources, strict=True):

@@ -251,3 +251,23 @@ def test_convert_says_when_a_logs_requests_could_not_have_been_greedy(truth_stub
     assert result.exit_code == 0, result.output
     assert "its requests were sent without temperature 0" in result.output
     assert "the answers were sampled, not greedy" in result.output
+
+
+def test_a_failed_log_beside_a_good_one_does_not_count_as_a_second_model(truth_by_prompt, tmp_path):
+    """`inspect eval` without --model left a failed log of no samples; `convert logs/*.eval` then
+    refused '2 models', and its hint (--model) renames rather than selects."""
+    from inspect_ai.log import write_eval_log
+
+    from mathbode.cli.convert import main as convert_cli
+
+    log, _ = _eval(smoke(families="similar_triangles"), scaled_model(truth_by_prompt, 1.0), tmp_path)
+    failed = log.model_copy(deep=True)
+    failed.samples, failed.status = [], "error"
+    failed.eval.model = "none/none"
+    write_eval_log(failed, str(tmp_path / "failed.eval"))
+    result = CliRunner().invoke(
+        convert_cli, [log.location, str(tmp_path / "failed.eval"), "-o", str(tmp_path / "p.jsonl")]
+    )
+    assert result.exit_code == 0, result.output
+    assert read_submission(tmp_path / "p.jsonl").model == "mockllm/model"
+    assert "failed.eval: 0 samples, 0 rows" in result.output
