@@ -73,7 +73,8 @@ def bode_figure(results: list[Scored]) -> Figure:
             if bars is not None:  # a bar may not reach below the floor on a log axis
                 bars[0] = np.minimum(bars[0], np.nan_to_num(shown - GAIN_FLOOR / 2))
             gain_ax.errorbar(x, shown, yerr=bars, marker="o", markersize=3, capsize=2, linewidth=1, label=r.label)
-            p = data["phase_err_deg"].astype(float)
+            # A phase of answers that barely move is noise (+117 degrees was drawn at a gain of 4e-6).
+            p = np.where(g >= GAIN_FLOOR, data["phase_err_deg"].astype(float), np.nan)
             phase_bars = _bars(data, "phase_err_deg", "phase_err_low_deg", "phase_err_high_deg")
             phase_ax.errorbar(x, p, yerr=phase_bars, marker="o", markersize=3, capsize=2, linewidth=1)
             gains += [v for v in shown if math.isfinite(v)]

@@ -223,3 +223,15 @@ def test_rows_not_answered_are_not_counted_as_non_compliant_answers(lines, refer
         answers_text(r)
         == "1,120 of 1,280 sinusoid rows answered, 1,120 of them compliant (MB-Core, MB-Plus; 160 not answered)"
     )
+
+
+def test_no_phase_is_drawn_for_a_gain_below_the_floor(lines, reference, tmp_path):
+    """The showcase figure drew +117 degrees at a gain of 4e-6: the phase of answers that barely move."""
+    results = _results(lines, reference, tmp_path, FAMILY_SETS[1], 1)
+    summary = results[0].summary
+    summary["gain"] = np.where(summary["frequency_cycles"] == 4.0, 4e-6, summary["gain"])
+    summary["phase_err_deg"] = np.where(summary["frequency_cycles"] == 4.0, 117.0, summary["phase_err_deg"])
+    fig = bode_figure(results)
+    phase_ax = fig.axes[1]
+    drawn = [y for line in phase_ax.lines for y in np.asarray(line.get_ydata(), dtype=float) if np.isfinite(y)]
+    assert 117.0 not in drawn
