@@ -169,10 +169,12 @@ class Tally:
             yield config, name, covered, given, asked, width
 
 
-def run(sims: int, seed: int) -> Tally:
+def run(sims: int, seed: int, shapes: list[str] | None = None) -> Tally:
     tally = Tally()
     gain, phase = "gain", "phase_err_deg"
     for shape_name, shape in SHAPES.items():
+        if shapes and shape_name not in shapes:
+            continue
         for model in MODELS:
             config = f"{shape_name} {model}"
             means = population(model, shape)
@@ -213,9 +215,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sims", type=int, default=400, help="simulated submissions per configuration")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shapes", nargs="*", choices=list(SHAPES), help="only these shapes (default: all)")
     args = parser.parse_args()
     start = time.perf_counter()
-    tally = run(args.sims, args.seed)
+    tally = run(args.sims, args.seed, args.shapes)
     print(f"{'configuration':<20} {'interval':<34} {'nominal':>7} {'coverage':>8} {'n':>6} {'given':>6} {'width':>9}")
     for config, name, covered, given, asked, width in tally.rows():
         coverage = f"{covered / given:.3f}" if given else "-"
