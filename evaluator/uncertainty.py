@@ -477,7 +477,7 @@ def score_intervals(
     expanded = cells.expansion(config)
     complete = all(f in cells.values for f in families)
     reasons: dict[str, str] = {}
-    dfs: dict[str, float] = {}
+    dfs: dict[str, float | None] = {}
 
     def bounds(where: str, lin: Linear, estimate: float) -> list[float] | None:
         interval, why, df = _interval(lin, estimate)
