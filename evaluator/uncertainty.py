@@ -74,6 +74,16 @@ _ANGLES = [i for i, name in enumerate(INPUTS) if name in ANGLE_COLUMNS]
 #: The INPUTS a score folds (takes |x - at|) at the mid-band: input position -> the fold.
 _FOLDS = {INPUTS.index(name): at for name, at in (("gain", 1.0), ("gain_cal", 1.0), ("res_acf1", 0.0))}
 _FOLDS |= {INPUTS.index(name): 0.0 for name in ("phase_err_deg", "phase_err_cal_deg", "acf1_cal")}
+#: The INPUTS each score is made from: (at the mid-band, at every frequency), as positions.
+_DEPENDS = {
+    name: ([INPUTS.index(n) for n in mid], [INPUTS.index(n) for n in every])
+    for name, mid, every in (
+        ("mb_core", ("gain", "phase_err_deg"), ()),
+        ("mb_plus", ("gain", "phase_err_deg", "r2", "res_acf1", "compliance"), ("compliance",)),
+        ("mb_core_calibrated", ("gain_cal", "phase_err_cal_deg"), ()),
+        ("mb_plus_calibrated", ("gain_cal", "phase_err_cal_deg", "r2_cal", "acf1_cal", "compliance"), ("compliance",)),
+    )
+}
 #: E|x| - |mu| at mu = 0 for x ~ N(mu, se^2), in standard errors: the most a fold biases a mean.
 _FOLD_BIAS = math.sqrt(2 / math.pi)
 #: How far (standard errors) a fold or a clip is looked for from a cell's mean. Measured on the
@@ -293,10 +303,14 @@ def _influence(cells: dict[float, np.ndarray], family: str, config: ScoreConfig)
                     r += 2
                 finite = [x for x in secants if math.isfinite(x)]
                 slopes[j] = max(finite, key=abs) if finite else 0.0
-                if slopes[j] != 0:
-                    lin.cells[(family, f)] = min(int(count[f][j]), lin.cells.get((family, f), len(cells[f])))
                 if unsigned[f][j]:
                     lin.fold += abs(slopes[j]) * _FOLD_BIAS * float(se[f][j])
+            # The cell's size for this score: the fewest sweeps of any input the score is made from
+            # there (whether or not it moves the score at this estimate: a clip 2 standard errors
+            # away from a mean of 2 sweeps is not known to hold).
+            used = [j for j in _DEPENDS[name][0 if f in config.mid_band else 1] if count[f][j] > 0]
+            if used:
+                lin.cells[(family, f)] = min(int(count[f][j]) for j in used)
             d = np.where(np.isfinite(dev[f]), dev[f], 0.0)
             with np.errstate(invalid="ignore", divide="ignore"):
                 weights = np.where(count[f] > 0, slopes / np.maximum(count[f], 1), 0.0)

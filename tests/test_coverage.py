@@ -43,14 +43,14 @@ def _band(n: int) -> tuple[float, float]:
     return 0.95 - 3 * se, 0.95 + 3 * se
 
 
-def _means(sizes: dict[float, int]) -> dict[str, dict[float, np.ndarray]]:
+def _means(sizes: dict[float, int], gain: float = GAIN, phase: float = PHASE) -> dict[str, dict[float, np.ndarray]]:
     """family -> frequency -> population means of INPUTS, shifted a little per family and frequency."""
     out: dict[str, dict[float, np.ndarray]] = {}
     for j, family in enumerate(FAMILIES):
         out[family] = {}
         for f in sizes:
-            g = GAIN + 0.01 * (j - 2) - 0.005 * math.log2(f)
-            p = PHASE - math.log2(f)
+            g = gain + 0.01 * (j - 2) - 0.005 * math.log2(f)
+            p = phase - math.log2(f)
             values = {"gain": g, "phase_err_deg": p, "r2": 0.85, "res_acf1": 0.3, "compliance": 0.96}
             values |= {"gain_cal": g, "phase_err_cal_deg": p, "r2_cal": 0.8, "acf1_cal": -0.15}
             out[family][f] = np.array([[values[name] for name in INPUTS]])
@@ -180,6 +180,16 @@ def test_a_paired_test_of_a_model_with_itself_rejects_at_most_5_percent(per_cell
             rejected[name] += test["p_value"] < 0.05
     limit = 0.05 + 3 * math.sqrt(0.05 * 0.95 / sims)
     assert all(r / sims <= limit for r in rejected.values()), rejected
+
+
+def test_a_score_clipped_at_0_from_2_sweeps_per_cell_gets_no_interval_either():
+    """Gain 0.5 and phase -80 degrees cost the whole of MB-Core (0): its slopes are all 0 there,
+    but 2 sweeps per cell cannot tell that the clip holds (this was [0, 0], covering 23 %)."""
+    sizes = {4.0: 2, 8.0: 2}
+    sweeps = _draw(np.random.default_rng(35), _means(sizes, gain=0.5, phase=-80.0), sizes)
+    headline, _ = score_intervals(sweeps, PAPER_CONFIG, FAMILIES)
+    assert all(headline["families"][f]["mb_core"] is None for f in FAMILIES)
+    assert headline["no_interval"][f"{FAMILIES[0]}.mb_core"].startswith("2 sweeps in 2 cells it depends on")
 
 
 def test_a_cell_of_one_sweep_gets_no_bar_and_its_scores_no_interval():
