@@ -41,6 +41,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from mathbode.evaluator import uncertainty
 from mathbode.evaluator.aggregate import HEADLINE, PAPER_CONFIG, SWEEP_COLUMNS
 from mathbode.evaluator.table import Table
 from mathbode.evaluator.uncertainty import INPUTS, family_headline, paired_difference, score_intervals
@@ -216,7 +217,14 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=400, help="simulated submissions per configuration")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shapes", nargs="*", choices=list(SHAPES), help="only these shapes (default: all)")
+    parser.add_argument(
+        "--min-sweeps",
+        type=int,
+        default=uncertainty.MIN_SWEEPS,
+        help="give headline intervals from this many sweeps per cell (2: what SMOKE's would cover)",
+    )
     args = parser.parse_args()
+    uncertainty.MIN_SWEEPS = args.min_sweeps
     start = time.perf_counter()
     tally = run(args.sims, args.seed, args.shapes)
     print(f"{'configuration':<20} {'interval':<34} {'nominal':>7} {'coverage':>8} {'n':>6} {'given':>6} {'width':>9}")

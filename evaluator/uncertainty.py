@@ -433,7 +433,7 @@ def _too_few(lin: Linear, min_sweeps: int) -> str | None:
 
 
 def _interval(
-    lin: Linear, estimate: float, bounds: tuple[float, float] = (0.0, 1.0), min_sweeps: int = MIN_SWEEPS
+    lin: Linear, estimate: float, bounds: tuple[float, float] = (0.0, 1.0), min_sweeps: int | None = None
 ) -> tuple[list[float] | None, str | None, float]:
     """(the LEVEL interval of a score, None; or None, why not) and the degrees of freedom.
 
@@ -441,7 +441,7 @@ def _interval(
     range; its bounds are made from `estimate` itself, so it holds that very float."""
     if not math.isfinite(estimate):
         return None, "the score is n/a", math.nan
-    why = _too_few(lin, min_sweeps)
+    why = _too_few(lin, MIN_SWEEPS if min_sweeps is None else min_sweeps)
     if why:
         return None, why, math.nan
     variance, df = lin.variance()
