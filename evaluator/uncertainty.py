@@ -54,10 +54,12 @@ LEVEL = 0.95
 DEFAULT_RESAMPLES = 1000
 #: The fewest sweeps in each cell a headline score depends on for it to get an interval. With 2,
 #: the sign of a gain or phase error cannot be told from noise (t = 12.7 on 1 degree of
-#: freedom), so an interval that covers a score whose error is 0 covers every other one
-#: far more than 95 %: the simulation (`benchmarks/bench_coverage.py`) finds SMOKE's family
-#: intervals covering 97-99 % at a mean width of 0.84 (of a score in [0, 1]) and its overall
-#: ones 93 % (errors at 0) to 99-100 % (a typical model). From 3 sweeps on it is in the band.
+#: freedom) and the standard error is itself a guess. Measured (`benchmarks/bench_coverage.py
+#: --min-sweeps 2`, 200 simulations a model): the overall's intervals would cover 0.91 (errors at
+#: 0: the |.| bias, which averaging the families does not shrink) to 0.99-1.00 (a typical
+#: model); a family's would cover 0.95-0.985 at a mean width of 0.70-0.84 (of a score in
+#: [0, 1]), and [0, 0] for a family clipped at 0 (no secant within reach moves it). From 3
+#: sweeps on the measured coverage is in the band (the partial file).
 MIN_SWEEPS = 3
 METHOD = (
     "t interval on a first-order expansion of the score in its cells' means (variance from the sweeps "
@@ -427,8 +429,9 @@ def _too_few(lin: Linear, min_sweeps: int) -> str | None:
         return f"one sweep in {cells} it depends on ({where}): the spread of one sweep cannot be measured"
     return (
         f"{fewest} sweeps in {cells} it depends on ({where}): with fewer than {min_sweeps} per cell the sign of "
-        "a gain or phase error cannot be told from noise, and no interval covers 93-97 % (it would span most of "
-        "[0, 1] and cover 97-100 %: benchmarks/bench_coverage.py)"
+        "a gain or phase error cannot be told from noise, and no interval covers 93-97 % (simulated: an overall "
+        "interval would cover 91-100 % depending on where the errors lie, a family's would span most of [0, 1]; "
+        "benchmarks/bench_coverage.py --min-sweeps 2)"
     )
 
 
