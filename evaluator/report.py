@@ -353,9 +353,9 @@ the numbers below. Frequencies are in cycles per 64 steps.
   Their coverage is measured by simulation (`benchmarks/bench_coverage.py`): 93-97 % where it can
   be reached. "no interval" where it cannot, with the reason: a cell of one sweep has no
   spread, and with 2 sweeps per cell (SMOKE, MVP) the sign of a gain or phase error cannot be
-  told from noise: an overall interval would cover 91-100 % depending on where the errors lie,
-  a family's would span most of [0, 1] (each frequency's bars are still given: t = 12.7 on 1
-  degree of freedom, covering 95 %).
+  told from noise, so the overall scores get none (an interval would cover 91-100 % depending on
+  where the errors lie); each family's (scores.json) and each frequency's bars are given, wide
+  (t = 12.7 on 1 degree of freedom).
 - **What the brackets do not include**: systematic error, which every sweep shares and no spread
   of sweeps can show: the start-up transient of the sequential protocol without a run-in (the
   first steps of each conversation answer the cold start, not the steady state, and can put the

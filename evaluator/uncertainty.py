@@ -10,18 +10,18 @@ of freedom: with 2 sweeps per cell that is t = 12.7, exact for normal noise, whe
 2 sweeps (mean +- sqrt(2) |x1 - x2| / 2) covers 61 %.
 
 Where the score is not smooth the expansion is taken as the steepest of the secants over one and
-over two standard errors of each cell's mean, on either side, so a clip within reach of the noise
-(a gain error at the 0.25 that costs the whole gain part, a phase error at 45 degrees) still
-counts. A score that folds (|mean gain - 1|, |mean phase|, |ACF(1)| near 0) is biased: |mean| is
-larger than |population mean| by up to sqrt(2 / pi) standard errors (at a population mean of 0),
-so where a cell's mean lies within two standard errors of the fold, the interval's upper side
-reaches that much further (`fold`).
+over two standard errors of each cell's mean (12.7 for a cell of 2 sweeps), on either side, so a
+clip within reach of the noise (a gain error at the 0.25 that costs the whole gain part, a phase
+error at 45 degrees) still counts. A score that folds (|mean gain - 1|, |mean phase|, |ACF(1)|
+near 0) is biased: |mean| is larger than |population mean| by up to sqrt(2 / pi) standard errors
+(at a population mean of 0), so where a cell's mean lies within two standard errors of the
+fold, the interval's upper side reaches that much further (`fold`).
 
 No interval is given, with the reason, where the spread cannot be measured (a cell that the
-score depends on with one sweep) or where no method covers 93-97 % (a cell with fewer than
-`MIN_SWEEPS` sweeps: SMOKE and MVP; see `benchmarks/bench_coverage.py`, which measures every
-interval's coverage by simulation). The intervals are deterministic (no resampling) and hold the number the scorer
-reports, that very float (`Reported`).
+score depends on with one sweep) or where no method covers 93-97 % (an overall score with a cell
+of fewer than `MIN_SWEEPS` sweeps: SMOKE and MVP; see `benchmarks/bench_coverage.py`, which
+measures every interval's coverage by simulation). The intervals are deterministic (no
+resampling) and hold the number the scorer reports, that very float (`Reported`).
 
 What the intervals do not include: systematic error. They measure how much the score would move
 with other sweeps of the same kind, not a bias every sweep shares: a sequential run's start-up
@@ -52,15 +52,18 @@ LEVEL = 0.95
 #: `mathbode score --bootstrap N`'s default: any N > 0 turns the intervals on (they were a
 #: bootstrap of N resamples; they are now computed, and the number is not used).
 DEFAULT_RESAMPLES = 1000
-#: The fewest sweeps in each cell a headline score depends on for it to get an interval. With 2,
+#: The fewest sweeps in each cell an overall score depends on for it to get an interval. With 2,
 #: the sign of a gain or phase error cannot be told from noise (t = 12.7 on 1 degree of
-#: freedom) and the standard error is itself a guess. Measured (`benchmarks/bench_coverage.py
-#: --min-sweeps 2`, 200 simulations a model): the overall's intervals would cover 0.91 (errors at
-#: 0: the |.| bias, which averaging the families does not shrink) to 0.99-1.00 (a typical
-#: model); a family's would cover 0.95-0.985 at a mean width of 0.70-0.84 (of a score in
-#: [0, 1]), and [0, 0] for a family clipped at 0 (no secant within reach moves it). From 3
-#: sweeps on the measured coverage is in the band (the partial file).
+#: freedom) and |mean gain - 1|, |mean phase| are biased by an amount 2 sweeps cannot measure,
+#: which averaging five families does not shrink. Measured (`benchmarks/bench_coverage.py
+#: --min-sweeps 2`, 200 simulations a model): the overall's intervals would cover 0.91 where
+#: the errors are 0 and 0.99-1.00 for a typical model. From 3 sweeps on (the partial file) the
+#: coverage is in the band.
 MIN_SWEEPS = 3
+#: The same for a family's scores: from 2 sweeps per cell the t on 1 to 2 degrees of freedom is
+#: wide enough, a little conservative (SMOKE and MVP: MB-Core 0.95-0.98, MB-Plus 0.95-0.99, at a
+#: mean width of 0.64-0.84 for a typical model: most of [0, 1]).
+MIN_FAMILY_SWEEPS = 2
 METHOD = (
     "t interval on a first-order expansion of the score in its cells' means (variance from the sweeps "
     "within each (family, frequency) cell, Satterthwaite degrees of freedom)"
@@ -266,7 +269,8 @@ def _influence(cells: dict[float, np.ndarray], family: str, config: ScoreConfig)
             se[f] = np.sqrt(np.nansum(d * d, axis=0) / (count[f] - 1) / count[f])
     # Every cell at its mean, then each (cell, input) moved by +- one and +- two standard errors
     # (a clip or a fold that far away still counts).
-    reach = {f: np.array([min(_t(n - 1), _SIGN_REACH) if n > 1 else 1.0 for n in count[f]]) for f in freqs}
+    # (a cell of 2 sweeps: its t, 12.7, as its standard error is a guess from 1 degree of freedom)
+    reach = {f: np.array([_t(1) if n == 2 else _SIGN_REACH for n in count[f]]) for f in freqs}
     reps = 1 + 4 * len(freqs) * k
     moved = {f: np.repeat(means[f], reps, axis=0) for f in freqs}
     steps = {}
@@ -429,9 +433,9 @@ def _too_few(lin: Linear, min_sweeps: int) -> str | None:
         return f"one sweep in {cells} it depends on ({where}): the spread of one sweep cannot be measured"
     return (
         f"{fewest} sweeps in {cells} it depends on ({where}): with fewer than {min_sweeps} per cell the sign of "
-        "a gain or phase error cannot be told from noise, and no interval covers 93-97 % (simulated: an overall "
-        "interval would cover 91-100 % depending on where the errors lie, a family's would span most of [0, 1]; "
-        "benchmarks/bench_coverage.py --min-sweeps 2)"
+        "a gain or phase error cannot be told from noise, and no interval of the mean of the families covers "
+        "93-97 % (simulated: 91-100 % depending on where the errors lie; benchmarks/bench_coverage.py "
+        "--min-sweeps 2); each family's interval is in scores.json"
     )
 
 
@@ -496,8 +500,8 @@ def score_intervals(
     reasons: dict[str, str] = {}
     dfs: dict[str, float | None] = {}
 
-    def bounds(where: str, lin: Linear, estimate: float) -> list[float] | None:
-        interval, why, df = _interval(lin, estimate)
+    def bounds(where: str, lin: Linear, estimate: float, min_sweeps: int | None = None) -> list[float] | None:
+        interval, why, df = _interval(lin, estimate, min_sweeps=min_sweeps)
         if why:
             reasons[where] = why
         else:
@@ -513,7 +517,7 @@ def score_intervals(
             reasons[f"overall.{name}"] = "the overall score needs every family"
     per_family = {
         family: {
-            name: bounds(f"{family}.{name}", scores[name], reported.family_score(family, name, own))
+            name: bounds(f"{family}.{name}", scores[name], reported.family_score(family, name, own), MIN_FAMILY_SWEEPS)
             for name in HEADLINE
         }
         for family, scores in expanded["families"].items()

@@ -105,15 +105,17 @@ def test_t_quantiles_and_distribution_match_the_tables():
         assert t_cdf(-1.7, df) == pytest.approx(scipy_stats.t.cdf(-1.7, df), rel=1e-9)
 
 
-def test_two_sweeps_per_cell_bars_cover_95_percent_and_the_scores_get_none_with_the_reason():
-    """SMOKE's shape (frequencies 4 and 8, 2 sweeps per cell): 300 simulations x 10 cells = 3,000
-    bars each for gain and phase, band 0.950 -+ 0.012. Measured here: 0.954 and 0.950 (the
-    bootstrap's bars covered 0.61)."""
+def test_two_sweeps_per_cell_cover_95_percent_and_the_overall_gets_none_with_the_reason():
+    """SMOKE's shape (frequencies 4 and 8, 2 sweeps per cell), 300 simulations: 3,000 bars each
+    for gain and phase, band 0.950 -+ 0.012 (the bootstrap's bars covered 0.61); 1,500 family
+    MB-Core intervals, from 0.950 - 0.017 to 0.99: t on 1 to 2 degrees of freedom makes them
+    wide and a little conservative (measured here 0.979; the benchmark's 0.966)."""
     sizes = {4.0: 2, 8.0: 2}
     means = _means(sizes)
+    true_families, _ = _truth(means)
     rng = np.random.default_rng(30)
-    hits = {"gain": 0, "phase": 0}
-    n = 0
+    hits = {"gain": 0, "phase": 0, "family": 0}
+    n = n_family = 0
     for _ in range(300):
         headline, bars = score_intervals(_draw(rng, means, sizes), PAPER_CONFIG, FAMILIES)
         for row in bars.rows():
@@ -121,12 +123,15 @@ def test_two_sweeps_per_cell_bars_cover_95_percent_and_the_scores_get_none_with_
             hits["gain"] += _covered([row["gain_low"], row["gain_high"]], m[INPUTS.index("gain")])
             hits["phase"] += _covered([row["phase_err_low_deg"], row["phase_err_high_deg"]], m[1])
             n += 1
+        for f in FAMILIES:
+            hits["family"] += _covered(headline["families"][f]["mb_core"], true_families[f]["mb_core"])
+            n_family += 1
     low, high = _band(n)
     assert low <= hits["gain"] / n <= high, hits
     assert low <= hits["phase"] / n <= high, hits
-    # No headline interval: with 2 sweeps none covers 93-97 %; the reason says so.
+    assert _band(n_family)[0] <= hits["family"] / n_family <= 0.99, hits
+    # No overall interval: with 2 sweeps none covers 93-97 %; the reason says so.
     assert all(headline["overall"][name] is None for name in HEADLINE)
-    assert all(headline["families"][f][name] is None for f in FAMILIES for name in HEADLINE)
     why = headline["no_interval"]["overall.mb_core"]
     assert why.startswith("2 sweeps in 10 cells it depends on") and "cannot be told from noise" in why
 
@@ -182,14 +187,24 @@ def test_a_paired_test_of_a_model_with_itself_rejects_at_most_5_percent(per_cell
     assert all(r / sims <= limit for r in rejected.values()), rejected
 
 
-def test_a_score_clipped_at_0_from_2_sweeps_per_cell_gets_no_interval_either():
-    """Gain 0.5 and phase -80 degrees cost the whole of MB-Core (0): its slopes are all 0 there,
-    but 2 sweeps per cell cannot tell that the clip holds (this was [0, 0], covering 23 %)."""
+def test_near_the_clips_2_sweeps_per_cell_still_cover_95_percent_per_family():
+    """Gain 0.72 and phase -42 degrees: the gain part of MB-Core clipped (|G - 1| > 0.25), the
+    phase part at its clip (45 degrees), MB-Core near 0. With 2 sweeps a cell the secants look
+    12.7 standard errors away (the standard error is a guess from 1 degree of freedom): with 2
+    they saw no slope and the interval was [0, 0], covering 23 % on the simulation. 150
+    simulations x 5 families: from 0.950 - 0.024 to 0.99 (conservative, as above; measured here
+    0.984, the benchmark's "poor" model 0.963)."""
     sizes = {4.0: 2, 8.0: 2}
-    sweeps = _draw(np.random.default_rng(35), _means(sizes, gain=0.5, phase=-80.0), sizes)
-    headline, _ = score_intervals(sweeps, PAPER_CONFIG, FAMILIES)
-    assert all(headline["families"][f]["mb_core"] is None for f in FAMILIES)
-    assert headline["no_interval"][f"{FAMILIES[0]}.mb_core"].startswith("2 sweeps in 2 cells it depends on")
+    means = _means(sizes, gain=0.72, phase=-42.0)
+    true_families, _ = _truth(means)
+    rng = np.random.default_rng(35)
+    covered = n = 0
+    for _ in range(150):
+        headline, _ = score_intervals(_draw(rng, means, sizes), PAPER_CONFIG, FAMILIES)
+        for f in FAMILIES:
+            covered += _covered(headline["families"][f]["mb_core"], true_families[f]["mb_core"])
+            n += 1
+    assert _band(n)[0] <= covered / n <= 0.99, covered
 
 
 def test_a_cell_of_one_sweep_gets_no_bar_and_its_scores_no_interval():
@@ -208,7 +223,7 @@ def test_a_cell_of_one_sweep_gets_no_bar_and_its_scores_no_interval():
     assert math.isnan(row["gain_low"]) and math.isnan(row["phase_err_high_deg"])
 
 
-def test_a_smoke_file_says_in_words_why_it_has_no_interval(reference, tmp_path):
+def test_a_smoke_file_says_in_words_why_its_overall_has_no_interval(reference, tmp_path):
     rng = np.random.default_rng(34)
     lines = []
     for sweep in by_sweep(select_rows(reference.table, "SMOKE")):
@@ -217,6 +232,7 @@ def test_a_smoke_file_says_in_words_why_it_has_no_interval(reference, tmp_path):
         lines += [{**key_fields(r), "prediction": float(y)} for r, y in zip(sweep, noisy, strict=True)]
     r = score_lines(lines, reference, tmp_path, "smoke", resamples=1)
     assert r.extra["intervals"]["overall"]["mb_core"] is None
+    assert all(r.extra["intervals"]["families"][f]["mb_core"] is not None for f in FAMILIES)
     assert interval_text(r, "mb_core").endswith(" [no interval]")
     (note,) = interval_notes(r)
     assert note.startswith("no 95 % interval for MB-Core, MB-Plus, cal. MB-Core, cal. MB-Plus: 2 sweeps in 10 cells")
