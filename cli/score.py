@@ -18,6 +18,7 @@ from mathbode.evaluator.background import BackgroundPlotter
 from mathbode.evaluator.compare import describe, groups, neighbour_tests
 from mathbode.evaluator.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
 from mathbode.evaluator.report import (
+    BRACKETS,
     FAMILY_COLUMNS,
     accuracy_text,
     answers_text,
@@ -25,6 +26,7 @@ from mathbode.evaluator.report import (
     conditions_notes,
     coverage_notes,
     diagnostics_lines,
+    interval_notes,
     interval_text,
     json_safe,
     na_notes,
@@ -95,6 +97,7 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
             notes.append(f"{r.label}: {said}")
         notes += [f"{r.label}{'*' if len(results) > 1 else ''}: {n}." for n in conditions_notes(r)]
         notes += [f"{r.label}: {n}" for n in na_notes(r)]
+        notes += [f"{r.label}: {n}." for n in interval_notes(r)]
         if len(results) == 1 or not r.extra.get("num_sweeps"):
             notes.append(f"{r.label}: {answers_text(r)}.")
         if said_repeat := repeatability_text(r):
@@ -103,7 +106,7 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
             notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
             notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
     if wide and grouped:
-        notes.append("brackets: 95 % bootstrap intervals over sweeps; cal. = calibrated (exact answers score 1).")
+        notes.append(f"brackets: {BRACKETS}; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]
     for test in tests:
         lines += [f"test: {line}" for line in describe(test)]
@@ -183,7 +186,8 @@ def _table(results: list[Scored], tests: list[dict]) -> str:
     type=click.IntRange(min=0),
     default=DEFAULT_RESAMPLES,
     show_default=True,
-    help="Bootstrap resamples for the 95 % intervals and the paired tests between submissions (0: none).",
+    help="0 turns off the 95 % intervals and the paired tests between submissions; any other number turns them "
+    "on (the name is historical: the intervals are computed from the sweeps' spread, not resampled).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON instead of the table.")
 @exit_on_error
@@ -243,7 +247,7 @@ def score_and_report(
     check_replaceable(out, "report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
         results = _score_files(predictions, reference, preset, config, parser, resamples)
-        tests = neighbour_tests(results, config, resamples) if len(results) > 1 and resamples > 0 else []
+        tests = neighbour_tests(results, config) if len(results) > 1 and resamples > 0 else []
         write_report(results, out, plots=plots, plotter=plotter, tests=tests, figures=figures)
     if as_json:
         document: object = [json_safe(r.scores_json()) for r in results]

@@ -13,7 +13,7 @@ from typing import Any
 
 from .aggregate import ScoreConfig
 from .scoring import Scored
-from .uncertainty import DEFAULT_RESAMPLES, paired_correctness, paired_difference
+from .uncertainty import paired_correctness, paired_difference
 
 #: The scores a neighbour is tested on: the paper's ranking score and the calibrated headline.
 TESTED = ("mb_core", "mb_plus_calibrated")
@@ -60,16 +60,14 @@ def unranked(results: list[Scored]) -> list[Scored]:
     return [r for r in results if not rankable(r)]
 
 
-def neighbour_tests(
-    results: list[Scored], config: ScoreConfig, resamples: int = DEFAULT_RESAMPLES
-) -> list[dict[str, Any]]:
+def neighbour_tests(results: list[Scored], config: ScoreConfig) -> list[dict[str, Any]]:
     """For each pair of neighbours in a group's ranking that share a sweep: paired differences on
     the shared sweeps and McNemar's test on the shared rows. Pairs with nothing in common are not
     tested (there is nothing to say about them)."""
     out = []
     for label, order in groups(results):
         for upper, lower in zip(order, order[1:], strict=False):
-            tests = {score: paired_difference(upper.sweeps, lower.sweeps, config, score, resamples) for score in TESTED}
+            tests = {score: paired_difference(upper.sweeps, lower.sweeps, config, score) for score in TESTED}
             shared = tests[TESTED[0]]["shared_sweeps"]
             if not shared:
                 continue
@@ -101,15 +99,12 @@ def describe(test: dict[str, Any]) -> list[str]:
             lines.append(f"{a} - {b}, {score}: n/a on the shared sweeps.")
             continue
         interval = t["interval"]
-        ci = f"[{interval[0]:+.4f}, {interval[1]:+.4f}]" if interval else "[n/a]"
-        resolution = 1 / t["resamples"]
-        if t["p_value"] is None:
-            p = "p n/a"
-        elif t["p_value"] < resolution:
-            p = f"p < {resolution:g}"  # no replicate crossed zero
-        else:
-            p = f"p = {t['p_value']:.3f}"
-        lines.append(f"{a} - {b}, {score}: {t['difference']:+.4f} {ci}, {p} (paired bootstrap)")
+        if interval is None:
+            lines.append(f"{a} - {b}, {score}: {t['difference']:+.4f}, no interval or test: {t.get('no_interval')}.")
+            continue
+        ci = f"[{interval[0]:+.4f}, {interval[1]:+.4f}]"
+        p = "p n/a" if t["p_value"] is None else _p_text(t["p_value"])
+        lines.append(f"{a} - {b}, {score}: {t['difference']:+.4f} {ci}, {p} (paired t test)")
     c = test["correctness"]
     if c["shared_rows"]:
         lines.append(

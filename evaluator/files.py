@@ -43,7 +43,7 @@ def figure_stems(sinusoid: bool, chirp: bool, step: bool) -> list[tuple[str, str
     out = []
     if sinusoid:
         out += [
-            (BODE, "Bode plot: gain and phase error against frequency, with 95 % bootstrap intervals"),
+            (BODE, "Bode plot: gain and phase error against frequency, with 95 % intervals over sweeps"),
             (FIT_QUALITY, "R2, residual ACF(1), H2/H1 and residual RMS against frequency"),
             (COMPLIANCE, "Compliance by family"),
             (MIDBAND, "Mid-band summary"),

@@ -50,7 +50,7 @@ def _say(ax: Axes, text: str, y: float = 0.5) -> None:
 
 def bode_figure(results: list[Scored]) -> Figure:
     """Gain (top row, log axis) and phase error (bottom row) per family, a curve per submission,
-    each panel at its own scale, with the 95 % bootstrap intervals as error bars when computed."""
+    each panel at its own scale, with the 95 % intervals (t, over sweeps) as error bars when computed."""
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
     cols = max(1, len(families))
@@ -105,7 +105,7 @@ def bode_figure(results: list[Scored]) -> Figure:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=legend_columns(labels, width), frameon=False, fontsize=8)
     intervals = any("gain_low" in r.summary for r in results)
-    title = "MathBode: Bode plot of reasoning" + (" (bars: 95 % bootstrap intervals)" if intervals else "")
+    title = "MathBode: Bode plot of reasoning" + (" (bars: 95 % t intervals over sweeps)" if intervals else "")
     fig.suptitle(title, fontsize=10)
     rows_of_legend = legend_rows(labels, width)
     # Fixed margins, in inches (one family reads as well as five); tight_layout costs about half a

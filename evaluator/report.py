@@ -91,10 +91,49 @@ def leaderboard(results: list[Scored]) -> Table:
 
 
 def interval_text(r: Scored, name: str, digits: int = 4) -> str:
-    """'0.8123 [0.7950, 0.8301]' (the interval only when computed)."""
-    value = _num(r.overall.get(name, math.nan), digits)
-    bounds = ((r.extra.get("intervals") or {}).get("overall") or {}).get(name)
-    return f"{value} [{_num(bounds[0], digits)}, {_num(bounds[1], digits)}]" if bounds else value
+    """'0.8123 [0.7950, 0.8301]' (the interval only when computed; '0.8123 [no interval]' when
+    computed and withheld: `interval_notes` says why)."""
+    estimate = r.overall.get(name, math.nan)
+    value = _num(estimate, digits)
+    intervals = r.extra.get("intervals")
+    bounds = ((intervals or {}).get("overall") or {}).get(name)
+    if bounds:
+        return f"{value} [{_num(bounds[0], digits)}, {_num(bounds[1], digits)}]"
+    if intervals and estimate == estimate:
+        return f"{value} [no interval]"
+    return value
+
+
+#: Score names as a reader sees them.
+SCORE_NAMES = {
+    "mb_core": "MB-Core",
+    "mb_plus": "MB-Plus",
+    "mb_core_calibrated": "cal. MB-Core",
+    "mb_plus_calibrated": "cal. MB-Plus",
+}
+
+
+def interval_notes(r: Scored) -> list[str]:
+    """Why an overall score that has a value got no 95 % interval, in words (one line per reason)."""
+    intervals = r.extra.get("intervals") or {}
+    reasons = intervals.get("no_interval") or {}
+    by_reason: dict[str, list[str]] = {}
+    for name in HEADLINE:
+        why = reasons.get(f"overall.{name}")
+        estimate = r.overall.get(name, math.nan)
+        if why and estimate == estimate:
+            by_reason.setdefault(why, []).append(SCORE_NAMES[name])
+    return [f"no 95 % interval for {', '.join(names)}: {why}" for why, names in by_reason.items()]
+
+
+#: What the brackets are and what they leave out (report.md, console).
+BRACKETS = (
+    "95 % intervals from the spread of the sweeps within each (family, frequency) cell (t intervals, "
+    "coverage measured by simulation in benchmarks/bench_coverage.py). They include only the sampling error "
+    "of the sweeps, not systematic error: a sequential run's start-up transient (no run-in: every sweep's first "
+    "steps answer the cold start, not the steady state) and the truncation of answers to six decimals bias "
+    "every sweep alike and are not in them"
+)
 
 
 def _signed(x: Any, digits: int) -> str:
@@ -428,8 +467,19 @@ the numbers below. Frequencies are in cycles per 64 steps.
   the preset scored), the share answered with the same parsed number each time (the texts may
   differ), and the mean spread (standard deviation) of their numbers; 1 and 0 for a
   deterministic server.
-- **Brackets**: 95 % bootstrap intervals over sweeps (resampled within each family and frequency);
-  an interval always holds its estimate (docs/intervals.md).
+- **Brackets**: 95 % intervals over sweeps: the score's standard error from the spread of the
+  sweeps within each family and frequency (each cell's own n - 1 degrees of freedom), times
+  Student's t (docs/intervals.md); an interval always holds its estimate.
+  Their coverage is measured by simulation (`benchmarks/bench_coverage.py`): 93-97 % where it can
+  be reached. "no interval" where it cannot, with the reason: a cell of one sweep has no
+  spread, and with 2 sweeps per cell (SMOKE, MVP) the sign of a gain or phase error cannot be
+  told from noise, so the overall scores get none (an interval would cover 91-100 % depending on
+  where the errors lie); each family's (scores.json) and each frequency's bars are given, wide
+  (t = 12.7 on 1 degree of freedom).
+- **What the brackets do not include**: systematic error, which every sweep shares and no spread
+  of sweeps can show: the start-up transient of the sequential protocol without a run-in (the
+  first steps of each conversation answer the cold start, not the steady state, and can put the
+  score outside its interval), and the truncation of every answer to six decimals.
 - **chirp**: gain and phase error read in 16-step windows of the logarithmic chirp (1 to 16
   cycles) against the instantaneous frequency at each window's centre; "1 (at 1.39)" means the
   octave point 1 is read at the nearest window centre, 1.39 cycles. A point whose window holds
@@ -527,7 +577,7 @@ def _headline(r: Scored) -> str:
         f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
         f"({whose}; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
         f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}."
-        + (" Brackets: 95 % bootstrap intervals over sweeps." if "intervals" in r.extra else "")
+        + (f" Brackets: {BRACKETS}." if "intervals" in r.extra else "")
     )
 
 
@@ -548,7 +598,7 @@ def _markdown(
             if nc and nc["examples"]:
                 lines += ["Some of the answers, verbatim:", ""]
                 lines += [f"    {json.dumps(e, ensure_ascii=False)}" for e in nc["examples"]] + [""]
-        result_notes = [*conditions_notes(r), *na_notes(r)]
+        result_notes = [*conditions_notes(r), *na_notes(r), *interval_notes(r)]
         if result_notes:
             lines += [f"- {note}" for note in result_notes] + [""]
         lines += [

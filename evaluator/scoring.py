@@ -43,7 +43,7 @@ from .phase_parts import phase_parts
 from .reference_index import reference_index
 from .repeatability import repeatability
 from .table import Table
-from .uncertainty import Reported, bootstrap, wilson_interval
+from .uncertainty import Reported, score_intervals, wilson_interval
 
 CUSTOM = "custom"
 #: How a file's answers were obtained when its lines' `meta` does not say: the paper's way.
@@ -300,7 +300,8 @@ def score(
     """Measure one submission (its `Answers`, or its lines as `Prediction`s). `preset` limits the
     sweeps; by default every sinusoid sweep it answers.
 
-    `resamples` > 0 adds 95 % bootstrap intervals of the headline scores (see `uncertainty`).
+    `resamples` > 0 adds 95 % intervals of the headline scores and each cell's gain and phase
+    (see `uncertainty`; they are computed, not resampled: any number above 0 turns them on).
     """
     if not isinstance(answers, Answers):
         answers = Answers.of(answers)
@@ -368,7 +369,7 @@ def score(
     total = overall(fam, lay.families)
     if resamples > 0 and n_sweeps:
         reported = Reported.of_summary(fam, total, summary)
-        extra["intervals"], bars = bootstrap(sweeps, config, resamples, tuple(lay.families), reported)
+        extra["intervals"], bars = score_intervals(sweeps, config, tuple(lay.families), reported)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).

@@ -81,7 +81,7 @@ def test_a_paired_difference_lies_inside_its_interval(reference, full_rows, tmp_
     a = score_lines(_answers(full_rows, MODELS["exact"]), reference, tmp_path, "a")
     b = score_lines(_answers(full_rows, MODELS["constant mean"]), reference, tmp_path, "b")
     c = score_lines(_answers(full_rows, MODELS["noisy"]), reference, tmp_path, "c")
-    for test in neighbour_tests([a, b, c], PAPER_CONFIG, 300):
+    for test in neighbour_tests([a, b, c], PAPER_CONFIG):
         for t in test["scores"].values():
             if t["difference"] is not None and t["interval"] is not None:
                 assert t["interval"][0] <= t["difference"] <= t["interval"][1], t

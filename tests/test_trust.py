@@ -115,8 +115,12 @@ def test_intervals_are_deterministic_and_hold_the_point_estimate(exact, referenc
         "noisy",
         resamples=300,
     )
-    again = intervals(noisy.sweeps, PAPER_CONFIG, 300, tuple(LAY.families))
-    assert again == noisy.extra["intervals"]
+    again = intervals(noisy.sweeps, PAPER_CONFIG, tuple(LAY.families))
+    assert again == intervals(noisy.sweeps, PAPER_CONFIG, tuple(LAY.families))
+    # The scorer's intervals are built about its own reported floats (the same statistic summed
+    # in another order): equal to the last bits.
+    for name, bounds in again["overall"].items():
+        assert bounds == pytest.approx(noisy.extra["intervals"]["overall"][name], abs=1e-12), name
     for name in HEADLINE:
         low, high = noisy.extra["intervals"]["overall"][name]
         assert low <= noisy.overall[name] <= high, name
@@ -129,7 +133,7 @@ def test_the_vectorised_scores_equal_the_point_estimates(exact):
     noisy = exact.sweeps.copy()
     noisy["gain"] = noisy["gain"] * np.linspace(0.8, 1.2, len(noisy))
     point = family_scores(frequency_summary(noisy), PAPER_CONFIG)
-    replicated = Cells.of(noisy).replicate(None, PAPER_CONFIG)["families"]
+    replicated = Cells.of(noisy).point(PAPER_CONFIG)["families"]
     for family, s in point.items():
         for name in HEADLINE:
             assert replicated[family][name][0] == pytest.approx(s[name], abs=1e-12), (family, name)
@@ -146,7 +150,7 @@ def test_the_95_percent_interval_covers_the_true_score_about_95_percent_of_the_t
         sweeps = exact.sweeps.copy()
         sweeps["gain"] = rng.normal(0.9, 0.08, len(sweeps))
         sweeps["phase_err_deg"] = rng.normal(-10, 8, len(sweeps))
-        low, high = intervals(sweeps, PAPER_CONFIG, 500, tuple(LAY.families))["overall"]["mb_core"]
+        low, high = intervals(sweeps, PAPER_CONFIG, tuple(LAY.families))["overall"]["mb_core"]
         covered += low <= true_core <= high
     assert 0.90 <= covered / 200 <= 0.99, covered
 
@@ -172,7 +176,8 @@ def test_two_files_get_paired_tests_on_the_sweeps_they_share(reference, full_row
     )
     assert result.exit_code == 0, result.output
     assert "test: exact vs half: compared only on the 20 sweeps both were scored on (150 and 20)." in result.output
-    assert "p < 0.001 (paired bootstrap)" in result.output
+    assert "test: exact - half, mb_core: +0.5000 [+0.5000, +0.5000], p = " in result.output
+    assert "p < 1e-16 (paired t test)" in result.output
     tests = json.loads((out / "comparisons.json").read_text())
     assert [(t["first"], t["second"], t["shared_sweeps"]) for t in tests] == [("exact", "half", 20)]
     assert tests[0]["correctness"]["only_first_correct"] == 640 and tests[0]["correctness"]["only_second_correct"] == 0
