@@ -146,73 +146,19 @@ def family_headline(means: dict[float, np.ndarray], config: ScoreConfig) -> dict
     }
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """The continued fraction of the regularised incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        for aa in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1 + aa * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function I_x(a, b)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1) / (a + b + 2):
-        return front * _betacf(a, b, x) / a
-    return 1 - front * _betacf(b, a, 1 - x) / b
-
-
 def t_cdf(t: float, df: float) -> float:
     """Student's t distribution function on `df` (any positive real) degrees of freedom."""
-    if math.isinf(t):
-        return 1.0 if t > 0 else 0.0
-    if df > 1e7:
-        return NormalDist().cdf(t)
-    tail = 0.5 * _betainc(df / 2, 0.5, df / (df + t * t))
-    return 1 - tail if t > 0 else tail
+    from scipy.special import stdtr  # scipy loads only when an interval is computed
+
+    return float(stdtr(df, t))
 
 
 @lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
-    """The `p` quantile (p > 0.5) of Student's t on `df` degrees of freedom (Newton, kept in a bracket)."""
-    if df > 1e7:
-        return NormalDist().inv_cdf(p)
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    low, high = 0.0, max(1.0, NormalDist().inv_cdf(p))
-    while t_cdf(high, df) < p:
-        low, high = high, 2 * high
-    log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-    x = (low + high) / 2
-    for _ in range(100):
-        error = t_cdf(x, df) - p
-        if abs(error) < 1e-15 or high - low < 1e-13 * max(1.0, x):
-            break
-        if error > 0:
-            high = x
-        else:
-            low = x
-        density = math.exp(log_norm - (df + 1) / 2 * math.log1p(x * x / df))
-        step = x - error / density
-        x = step if low < step < high else (low + high) / 2
-    return x
+    """The `p` quantile of Student's t on `df` (any positive real) degrees of freedom."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, p))
 
 
 def _t(df: float) -> float:

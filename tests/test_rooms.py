@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -143,3 +145,18 @@ def test_outputs_that_cannot_be_written_whole_are_usage_errors(tmp_path, monkeyp
     assert result.exit_code == 2 and result.output.endswith(message), result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"] and not any((tmp_path / "sub").iterdir())
     assert not [p for p in tmp_path.parent.iterdir() if p.name.startswith("..")], "no stray temporary folder"
+
+
+def test_no_link_in_the_repository_points_outside_it():
+    """A merge once committed links from entry/ into another checkout: an editable install then
+    imported that checkout's rooms instead of these."""
+    import subprocess
+
+    repo = Path(__file__).resolve().parent.parent
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-s"], capture_output=True, text=True)
+    if listed.returncode:
+        pytest.skip("not a git checkout")
+    links = [line.split("\t", 1)[1] for line in listed.stdout.splitlines() if line.startswith("120000 ")]
+    for link in links:
+        target = (repo / link).parent / os.readlink(repo / link)
+        assert target.resolve().is_relative_to(repo), (link, os.readlink(repo / link))
