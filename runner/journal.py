@@ -135,11 +135,16 @@ class Journal:
             self.responses[key] = record["response"]
 
     def close(self) -> None:
-        if self._stream is not None:
-            self._stream.flush()
-            os.fsync(self._stream.fileno())
-            self._stream.close()
-            self._stream = None
+        close_synced(self._stream)
+        self._stream = None
+
+
+def close_synced(stream: IO[str] | None) -> None:
+    """Flush, fsync and close an append stream (a journal's last answers reach the disk)."""
+    if stream is not None:
+        stream.flush()
+        os.fsync(stream.fileno())
+        stream.close()
 
 
 class OutputLock:

@@ -42,6 +42,8 @@ from mathbode.schema.keys import row_key
 from mathbode.schema.layout import layout
 from mathbode.schema.selection import key_fields
 
+from .journal import close_synced
+
 #: The longest run-in: one whole period of the slowest sinusoid (a sweep's 64 steps).
 MAX_RUN_IN = layout().time_steps
 #: The default when --run-in is not given: the default history window (8), so a model that
@@ -184,8 +186,5 @@ class RunInJournal:
         answered.append(response)
 
     def close(self) -> None:
-        if self._stream is not None:
-            self._stream.flush()
-            os.fsync(self._stream.fileno())
-            self._stream.close()
-            self._stream = None
+        close_synced(self._stream)
+        self._stream = None

@@ -25,16 +25,10 @@ from mathbode.core.errors import UsageError
 from mathbode.runner.journal import OutputLock
 from mathbode.schema.selection import select_rows
 
-from .fixtures.stub_openai import StubOpenAI
-
 
 @pytest.fixture
-def stub(reference):
-    rows = select_rows(reference.table, "SMOKE")
-    answers = {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
-    server = StubOpenAI(answers).start()
-    yield server
-    server.stop()
+def stub(truth_stub):
+    return truth_stub
 
 
 def _run(server, *args, env=None):
