@@ -292,14 +292,11 @@ def save(fig: Figure, out: Path, stem: str, options: FigureOptions) -> Path:
     """Write a figure as `<stem>.<format>`; no creation date or software in it, so the bytes repeat."""
     path = out / options.file(stem)
     metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[options.format]
-    with rc_context(FILE_FONTS):
+    # Fonts as journals take them: TrueType (42) embedded in PDF and PostScript, not Type 3 (IEEE's
+    # and ACM's checkers refuse Type 3); SVG text kept as text, searchable and editable, not paths.
+    with rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}):
         fig.savefig(path, dpi=options.dpi, format=options.format, metadata=metadata)
     return path
-
-
-#: Fonts as journals take them: TrueType (42) embedded in PDF and PostScript, not Type 3 (IEEE's
-#: and ACM's checkers refuse Type 3); SVG text kept as text, searchable and editable, not paths.
-FILE_FONTS = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
 
 
 def draw_figures(
