@@ -17,8 +17,9 @@ Each fit's quality is its relative residual sqrt(sum |H - M|^2 / sum |H|^2) (0: 
 exact). The verdict is "no dynamics detected" when the delay is within `STILL` steps of 0 (or its
 interval holds 0) and the phases alone fit it (a memoryless gain error does not lag); otherwise
 it names the better model when its residual is below `FITS`, else neither.
-Intervals: percentile bootstrap over sweeps within each (frequency) cell, as the scores'; none
-with fewer than `MIN_SWEEPS` sweeps in a cell (two sweeps cannot show a spread).
+Intervals: estimate +- t x standard error, each cell's share of the variance from resampling
+its sweeps, t on Satterthwaite's degrees of freedom (measured coverage 92-97 % for delays and
+low-passes with 3 and 6 sweeps a cell); none with fewer than `MIN_SWEEPS` sweeps in a cell.
 
 A lag is flagged when it reaches what the run could show: a delay at or beyond the history
 window (a model that sees H exchanges cannot lag more than H: a 4-step delay asked with
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .table import Table
+from .uncertainty import t_quantile
 
 T_STEPS = 64
 #: A model's relative residual below which its fit names the system.
@@ -63,18 +65,28 @@ def delay_period(frequencies: np.ndarray) -> float:
     return T_STEPS / max(g, 1)
 
 
+def _vertex(grid: np.ndarray, values: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """The extremum of the parabola through each row's best grid point and its neighbours (the
+    objectives are smooth: a step of 0.05 steps or 0.001 in a leaves errors far below 1e-4)."""
+    i = np.clip(best, 1, len(grid) - 2)
+    rows = np.arange(len(values))
+    left, mid, right = values[rows, i - 1], values[rows, i], values[rows, i + 1]
+    curve = left - 2 * mid + right
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = np.where(curve != 0, 0.5 * (left - right) / curve, 0.0)
+    return grid[i] + np.clip(shift, -1, 1) * (grid[1] - grid[0])
+
+
 def fit_delay(frequencies: np.ndarray, responses: np.ndarray) -> np.ndarray:
     """The delay d in [0, period) maximising sum |H_f| cos(angle H_f + w_f d), for each row of
     `responses` (shape (replicates, frequencies), complex)."""
     period = delay_period(frequencies)
     w = _omega(frequencies)
-    grid = np.arange(0.0, period, _DELAY_STEP)
-    # (replicates, grid): the real part of H conj(exp(-j w d)) summed over frequencies.
-    score = np.real(responses[:, None, :] * np.exp(1j * np.outer(grid, w))[None, :, :]).sum(axis=2)
-    best = grid[np.argmax(score, axis=1)]
-    fine = best[:, None] + np.linspace(-_DELAY_STEP, _DELAY_STEP, 101)[None, :]
-    score = np.real(responses[:, None, :] * np.exp(1j * fine[:, :, None] * w[None, None, :])).sum(axis=2)
-    return np.mod(fine[np.arange(len(fine)), np.argmax(score, axis=1)], period)
+    # One step of grid beyond each end, so the best point always has two neighbours.
+    grid = np.arange(-_DELAY_STEP, period + 2 * _DELAY_STEP, _DELAY_STEP)
+    # (replicates, grid): the real part of H conj(exp(-j w d)) summed over frequencies, as one product.
+    score = np.real(responses @ np.exp(1j * np.outer(w, grid)))
+    return np.mod(_vertex(grid, score, np.argmax(score, axis=1)), period)
 
 
 def low_pass(a: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
@@ -85,13 +97,9 @@ def low_pass(a: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
 def fit_low_pass(frequencies: np.ndarray, responses: np.ndarray) -> np.ndarray:
     """The a in (0, 1] minimising sum |H_f - L_a(f)|^2, for each row of `responses`."""
     models = low_pass(_A_GRID[:, None], frequencies)  # (grid, frequencies)
-    error = (np.abs(responses[:, None, :] - models[None, :, :]) ** 2).sum(axis=2)
-    i = np.argmin(error, axis=1)
-    # Refine between the grid neighbours.
-    lo, hi = _A_GRID[np.maximum(i - 1, 0)], _A_GRID[np.minimum(i + 1, len(_A_GRID) - 1)]
-    fine = lo[:, None] + (hi - lo)[:, None] * np.linspace(0, 1, 201)[None, :]
-    error = (np.abs(responses[:, None, :] - low_pass(fine[:, :, None], frequencies)) ** 2).sum(axis=2)
-    return fine[np.arange(len(fine)), np.argmin(error, axis=1)]
+    # sum |H - M|^2 = sum |H|^2 - 2 Re(H . conj M) + sum |M|^2; the first term does not move the argmin.
+    error = (np.abs(models) ** 2).sum(axis=1)[None, :] - 2 * np.real(responses @ np.conj(models).T)
+    return np.clip(_vertex(_A_GRID, error, np.argmin(error, axis=1)), _A_GRID[0], 1.0)
 
 
 def residual(responses: np.ndarray, model: np.ndarray) -> float:
@@ -112,11 +120,32 @@ def _cells(sweeps: Table, family: str) -> tuple[np.ndarray, list[np.ndarray]]:
     return np.array(frequencies), cells
 
 
-def _interval(samples: np.ndarray, estimate: float, period: float | None = None) -> list[float]:
-    if period is not None:  # the short way round: replicates near a wrap stay beside the estimate
-        samples = estimate + (samples - estimate + period / 2) % period - period / 2
-    low, high = (float(x) for x in np.percentile(samples, [2.5, 97.5]))
-    return [min(low, estimate), max(high, estimate)]
+def _cell_variances(
+    fit: Any, frequencies: np.ndarray, cells: list[np.ndarray], point: np.ndarray, estimate: float, period: float | None
+) -> list[float]:
+    """Each cell's share of the fitted number's variance: the cell's sweeps resampled (the others
+    at their means) and refitted, the spread widened by n / (n - 1) (the plug-in variance's bias)."""
+    rng = np.random.default_rng(SEED)
+    shares = []
+    for c, cell in enumerate(cells):
+        responses = np.repeat(point, RESAMPLES, axis=0)
+        responses[:, c] = cell[rng.integers(0, cell.size, (RESAMPLES, cell.size))].mean(axis=1)
+        samples = fit(frequencies, responses)
+        if period is not None:  # the short way round: replicates near a wrap stay beside the estimate
+            samples = estimate + (samples - estimate + period / 2) % period - period / 2
+        shares.append(float(np.var(samples)) * cell.size / (cell.size - 1))
+    return shares
+
+
+def _interval(shares: list[float], sizes: list[int], estimate: float) -> list[float]:
+    """estimate +- t x the standard error, t on Satterthwaite's degrees of freedom from the cells'
+    shares (a percentile bootstrap covered 77 % for a delay with 3 sweeps a cell, 92 % with 6)."""
+    total = sum(shares)
+    if total <= 0:
+        return [estimate, estimate]
+    df = total**2 / sum(v * v / (n - 1) for v, n in zip(shares, sizes, strict=True) if v > 0)
+    half = t_quantile(0.975, df) * math.sqrt(total)
+    return [estimate - half, estimate + half]
 
 
 def family_dynamics(sweeps: Table, family: str, history: int | None, run_in: int | None) -> dict[str, Any]:
@@ -147,10 +176,12 @@ def family_dynamics(sweeps: Table, family: str, history: int | None, run_in: int
         "sweeps_per_cell": fewest,
     }
     if fewest >= MIN_SWEEPS:
-        rng = np.random.default_rng(SEED)
-        resampled = np.stack([cell[rng.integers(0, cell.size, (RESAMPLES, cell.size))].mean(axis=1) for cell in cells])
-        out["delay_interval"] = _interval(fit_delay(frequencies, resampled.T), d, period)
-        out["low_pass_a_interval"] = _interval(fit_low_pass(frequencies, resampled.T), a)
+        sizes = [cell.size for cell in cells]
+        shares = _cell_variances(fit_delay, frequencies, cells, point, d, period)
+        out["delay_interval"] = _interval(shares, sizes, d)
+        out["low_pass_a_interval"] = _interval(
+            _cell_variances(fit_low_pass, frequencies, cells, point, a, None), sizes, a
+        )
     else:
         out["interval_note"] = f"no intervals: {fewest} sweeps in a cell, {MIN_SWEEPS} needed to show a spread"
     out["verdict"] = _verdict(out)
