@@ -37,7 +37,8 @@ GROUPING = ("answer_format", "prompting", "protocol", "history", "run_in")
 def conditions_label(r: Scored) -> str:
     """'answer format free, prompting zero-shot, protocol stateless' (the grouping conditions, in order)."""
     cond = r.extra.get("conditions") or {}
-    return ", ".join(f"{name.replace('_', ' ')} {cond[name]}" for name in GROUPING if name in cond)
+    words = {"run_in": "run-in"}
+    return ", ".join(f"{words.get(name, name.replace('_', ' '))} {cond[name]}" for name in GROUPING if name in cond)
 
 
 def rankable(r: Scored) -> bool:
