@@ -98,3 +98,15 @@ def convert_and_score(tmp_path, logs, extra=()):
     assert scored.exit_code == 0, scored.output
     (scores,) = json.loads(scored.stdout)
     return out, result.output, scores
+
+
+@pytest.fixture(scope="module")
+def smoke(reference, tmp_path_factory):
+    """The exact answers to SMOKE as a submission file (read, never changed, by the tests that take it)."""
+    from mathbode.builder.oracle import baseline_lines
+    from mathbode.core.atomic import write_jsonl
+    from mathbode.schema.selection import select_rows
+
+    path = tmp_path_factory.mktemp("smoke") / "s.jsonl"
+    write_jsonl(path, baseline_lines(select_rows(reference.table, "SMOKE")))
+    return path

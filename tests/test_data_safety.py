@@ -22,7 +22,7 @@ from mathbode.cli.build import main as build_cli
 from mathbode.cli.prompts import main as prompts_cli
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
-from mathbode.core.atomic import OWNERSHIP_FILE, write_jsonl
+from mathbode.core.atomic import OWNERSHIP_FILE
 from mathbode.runner.journal import OutputLock
 from mathbode.schema.keys import row_key
 from mathbode.schema.selection import select_rows
@@ -30,13 +30,6 @@ from mathbode.schema.selection import select_rows
 from .fixtures.stub_openai import StubOpenAI
 
 SECRET = "sk-test-secret-0123456789"
-
-
-@pytest.fixture(scope="module")
-def smoke(reference, tmp_path_factory):
-    path = tmp_path_factory.mktemp("smoke") / "s.jsonl"
-    write_jsonl(path, baseline_lines(select_rows(reference.table, "SMOKE")))
-    return path
 
 
 def _score(*args):

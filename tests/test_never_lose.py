@@ -20,7 +20,7 @@ from mathbode.cli.prompts import main as prompts_cli
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
 from mathbode.core import atomic
-from mathbode.core.atomic import OWNERSHIP_FILE, write_jsonl
+from mathbode.core.atomic import OWNERSHIP_FILE
 from mathbode.core.errors import UsageError
 from mathbode.runner.journal import OutputLock
 from mathbode.schema.selection import select_rows
@@ -203,13 +203,6 @@ def test_a_hub_token_echoed_while_reading_is_redacted(monkeypatch):
 
 
 # Items 2, 5, 6, 7, 9: output folders.
-
-
-@pytest.fixture(scope="module")
-def smoke(reference, tmp_path_factory):
-    path = tmp_path_factory.mktemp("smoke") / "s.jsonl"
-    write_jsonl(path, baseline_lines(select_rows(reference.table, "SMOKE")))
-    return path
 
 
 def _score(*args):
