@@ -11,11 +11,21 @@ from .layout import layout
 #: A subschema marked with this keyword gets the layout's list of families as its `enum` when
 #: loaded, so adding a family never means editing three JSON Schemas.
 ENUM_FROM = "x-enum-from"
+#: Likewise, a subschema marked with this keyword gets a pattern of the layout as its `pattern`.
+PATTERN_FROM = "x-pattern-from"
+_PATTERNS = {
+    "layout.json family_name_pattern": lambda: layout().family_name_pattern,
+    "layout.json release_name_pattern": lambda: layout().release_name_pattern,
+}
 
 
 def _fill_enums(node: Any) -> Any:
     if isinstance(node, dict):
-        out = {k: _fill_enums(v) for k, v in node.items() if k != ENUM_FROM}
+        out = {k: _fill_enums(v) for k, v in node.items() if k not in (ENUM_FROM, PATTERN_FROM)}
+        if PATTERN_FROM in node:
+            if node[PATTERN_FROM] not in _PATTERNS:
+                raise ValueError(f"unknown {PATTERN_FROM} source {node[PATTERN_FROM]!r}")
+            out["pattern"] = _PATTERNS[node[PATTERN_FROM]]()
         if node.get(ENUM_FROM) == "layout.json families":
             out["enum"] = list(layout().families)
         elif ENUM_FROM in node:

@@ -61,7 +61,13 @@ class Layout:
     column_descriptions: dict[str, str]
     arrow_schema: pa.Schema
     key: tuple[str, ...]
+    #: The canonical release's families (the paper's dataset), in its order.
     families: tuple[str, ...]
+    #: What any family's name must match: `name` built in, `namespace.name` from a plugin package
+    #: (a valid file name and Hub config name either way).
+    family_name_pattern: str
+    #: What a release's name (MANIFEST.json `name`) must match.
+    release_name_pattern: str
     question_ids: tuple[int, ...]
     sinusoid_amplitudes: tuple[float, ...]
     sinusoid_frequencies: tuple[float, ...]
@@ -187,6 +193,8 @@ def layout() -> Layout:
         arrow_schema=schema,
         key=tuple(raw["key"]),
         families=tuple(raw["families"]),
+        family_name_pattern=raw["family_name_pattern"],
+        release_name_pattern=raw["release_name_pattern"],
         question_ids=tuple(raw["question_ids"]),
         sinusoid_amplitudes=floats(sig[SINUSOID]["amplitude_scales"]),
         sinusoid_frequencies=floats(sig[SINUSOID]["frequencies"]),

@@ -8,7 +8,7 @@ before it is trusted (see `dataset.py`); here it is plain data.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,15 @@ class FamilyEntry:
     content_hash: str
     #: Its data files, relative paths.
     files: tuple[str, ...]
+    #: The installed package that defines the family ("acme-families 1.2.0"); None: built into mathbode.
+    origin: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"version": self.version}
+        if self.origin is not None:
+            out["origin"] = self.origin
+        out.update(num_rows=self.num_rows, content_hash=self.content_hash, files=list(self.files))
+        return out
 
 
 @dataclass(frozen=True)
@@ -112,7 +121,7 @@ class Manifest:
             out["parquet_writer"] = self.parquet_writer
         out["num_rows"] = self.num_rows
         out["content_hash"] = self.content_hash
-        out["families"] = {name: {**asdict(entry), "files": list(entry.files)} for name, entry in self.families.items()}
+        out["families"] = {name: entry.to_json() for name, entry in self.families.items()}
         out["files"] = {rel: entry.to_json() for rel, entry in self.files.items()}
         return out
 
@@ -127,7 +136,7 @@ class Manifest:
             num_rows=raw["num_rows"],
             content_hash=raw["content_hash"],
             families={
-                name: FamilyEntry(f["version"], f["num_rows"], f["content_hash"], tuple(f["files"]))
+                name: FamilyEntry(f["version"], f["num_rows"], f["content_hash"], tuple(f["files"]), f.get("origin"))
                 for name, f in raw["families"].items()
             },
             files={

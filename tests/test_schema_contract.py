@@ -38,15 +38,26 @@ def test_schema_enums_match_the_layout(name):
     assert set(props["amplitude_scale"]["enum"]) == set(LAY.sinusoid_amplitudes) | set(LAY.chirp_amplitudes)
 
 
-def test_manifest_schema_accepts_the_committed_manifest_and_knows_the_families():
+def test_manifest_schema_accepts_the_committed_manifest_and_any_well_named_family():
+    import copy
     import json
 
     from .conftest import COMMITTED_DIST
 
     schema = load_schema("manifest.schema.json")
-    assert schema["properties"]["families"]["propertyNames"]["enum"] == list(LAY.families)
+    assert schema["properties"]["families"]["propertyNames"]["pattern"] == LAY.family_name_pattern
     manifest = json.loads((COMMITTED_DIST / "MANIFEST.json").read_text())
-    assert compiled("manifest.schema.json").errors(manifest) == []
+    checker = compiled("manifest.schema.json")
+    assert checker.errors(manifest) == []
+    for name, ok in [("acme.orbit", True), ("orbit_2", True), ("Acme.orbit", False), ("a.b.c", False), ("../x", False)]:
+        other = copy.deepcopy(manifest)
+        other["families"][name] = other["families"].pop("linear_solve")
+        assert (checker.errors(other) == []) is ok, name
+    other = copy.deepcopy(manifest)
+    other["name"] = "MathBode-Extended"
+    assert checker.errors(other) == []
+    other["name"] = "bad name/with slash"
+    assert checker.errors(other) != []
 
 
 def test_row_schema_lists_the_ten_columns_in_order():

@@ -353,7 +353,7 @@ def test_a_jsonl_release_validates_as_a_partial_dataset(tmp_path):
     [
         (lambda m: m.update(files=[]), "files", "a JSON object"),
         (lambda m: m["files"]["README.md"].update(sha256=5), "files.README.md.sha256", "a JSON string"),
-        (lambda m: m["families"].update(cubic_roots=m["families"]["linear_solve"]), "families", "one of"),
+        (lambda m: m["families"].update({"Cubic Roots": m["families"]["linear_solve"]}), "families", "pattern"),
         (
             lambda m: m["families"]["linear_solve"].pop("files"),
             "families.linear_solve.files",
@@ -361,7 +361,7 @@ def test_a_jsonl_release_validates_as_a_partial_dataset(tmp_path):
         ),
         (lambda m: m.update(content_hash="md5:x"), "content_hash", 'pattern: "^sha256:[0-9a-f]{64}$"'),
     ],
-    ids=["files-not-object", "sha-not-string", "unknown-family", "family-without-files", "bad-hash"],
+    ids=["files-not-object", "sha-not-string", "badly-named-family", "family-without-files", "bad-hash"],
 )
 def test_malformed_manifests_are_reported_not_raised(built, tmp_path, edit, field, expected):
     rel = _copy(built, tmp_path)
