@@ -1,9 +1,17 @@
 """The declarative definition of a problem family, and its exact answer.
 
-A family states its problem as sympy equations; sympy solves them for the asked quantity once,
-and the solution, with a variant's constants substituted, is a rational function of the driven
-parameter p. Its integer coefficients are evaluated in exact rational arithmetic at the
-rendered p, so the ground truth is the exact answer to the printed question, correctly rounded.
+A family states its problem as sympy equations (sympy solves them for the asked quantity once),
+or states the answer directly as a closed-form expression. With a variant's constants
+substituted, the answer is a function of the driven parameter p of one of three kinds:
+
+- rational (a ratio of polynomials with rational coefficients: every canonical family): its
+  integer coefficients are evaluated in exact rational arithmetic at the rendered p, and the
+  ground truth is that exact value correctly rounded (int / int rounds correctly);
+- algebraic (roots, rational powers) or transcendental (exp, log, trigonometric, ...): the value
+  is certified in ball arithmetic (`mathbode.builder.certify`) until it provably rounds to one
+  float64.
+
+Either way the ground truth is the exact answer to the printed question, correctly rounded.
 """
 
 from __future__ import annotations
@@ -13,9 +21,28 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
-from typing import Mapping
+from typing import Mapping, Protocol
 
 import sympy as sp
+
+from ..certify import CertificationError, ClosedForm, answer_kind
+from ..roots import ROOT_RULES, RootRuleError, select_root
+
+
+class FamilyDefinitionError(ValueError):
+    """A family whose definition cannot give an answer (said with the family's name)."""
+
+
+__all__ = [
+    "ROOT_RULES",
+    "Answer",
+    "CertificationError",
+    "Family",
+    "FamilyDefinitionError",
+    "RationalFunction",
+    "RootRuleError",
+    "Variant",
+]
 
 
 @dataclass(frozen=True)
@@ -79,10 +106,41 @@ class RationalFunction:
         top, bottom = self.exact_parts(p)
         return top / bottom
 
+    def truncated(self, p: Fraction, decimals: int) -> int:
+        """The value at p times 10**decimals, truncated toward zero (exact)."""
+        top, bottom = self.exact_parts(p)
+        if bottom < 0:
+            top, bottom = -top, -bottom
+        scaled = abs(top) * 10**decimals // bottom
+        return -scaled if top < 0 else scaled
 
-@dataclass(frozen=True)
+    kind = "rational"
+
+
+class Answer(Protocol):
+    """One question's exact answer as a function of the rendered p (a `RationalFunction` or a
+    certified `ClosedForm`)."""
+
+    kind: str
+
+    def float_at(self, p: Fraction) -> float:
+        """The exact value at p, correctly rounded to float64."""
+        ...
+
+    def truncated(self, p: Fraction, decimals: int) -> int:
+        """The exact value at p times 10**decimals, truncated toward zero."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
 class Family:
-    """A parametric word-problem family: small declarative data, no answer formula by hand."""
+    """A parametric word-problem family: small declarative data.
+
+    State the problem as `equations` in `unknowns` (the first unknown is the asked quantity), or
+    give the answer directly as `answer`, a closed-form expression in the parameter and the
+    constants. Every number in either is exact (integers, `sp.Rational`, the constants, which
+    are decimal strings); `mathbode family check` proves the rest.
+    """
 
     #: Registry name, as in the dataset's `family` column.
     name: str
@@ -97,9 +155,9 @@ class Family:
     #: What the parameter means, for the card ("the coefficient a").
     parameter_meaning: str
     #: Unknowns to solve for; the first is the asked quantity.
-    unknowns: tuple[sp.Symbol, ...]
+    unknowns: tuple[sp.Symbol, ...] = ()
     #: The problem, as sympy equations in the parameter, the unknowns and the named constants.
-    equations: tuple[sp.Eq, ...]
+    equations: tuple[sp.Eq, ...] = ()
     #: Inclusive range p is clipped to, as exact decimals.
     p_range: tuple[str, str]
     #: Centre of the drive.
@@ -112,6 +170,15 @@ class Family:
     template: str
     #: Drive half-amplitude at amplitude_scale 1; default 10% of the half-range.
     epsilon: str | None = None
+    #: The answer as a closed-form expression (instead of `equations` and `unknowns`).
+    answer: sp.Expr | None = None
+    #: With several solutions: which one is asked (one of `ROOT_RULES`), proven over the p range.
+    root: str | None = None
+    #: The content hash of the family's rows at each released version ("1.0.0" -> "sha256:...");
+    #: the family check refuses rows that changed without a version change.
+    pins: Mapping[str, str] = field(default_factory=dict)
+    #: The installed package that defines the family ("acme-families 1.2.0"); None: built in.
+    origin: str | None = None
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # -- the numbers of the drive, exact ----------------------------------------------------
@@ -132,18 +199,65 @@ class Family:
 
     # -- the answer --------------------------------------------------------------------------
     @cached_property
-    def solution(self) -> sp.Expr:
-        """The asked unknown as an expression of the parameter and the constants (sympy's solve)."""
-        solutions = sp.solve(list(self.equations), list(self.unknowns), dict=True)
-        if len(solutions) != 1:
-            raise ValueError(f"family {self.name!r}: expected one solution, sympy found {len(solutions)}")
-        return solutions[0][self.unknowns[0]]
+    def solutions(self) -> tuple[sp.Expr, ...]:
+        """Every solution for the asked quantity, in the parameter and the constants."""
+        if self.answer is not None:
+            return (sp.sympify(self.answer),)
+        if not self.equations or not self.unknowns:
+            raise FamilyDefinitionError(f"family {self.name!r}: give `answer`, or `equations` and `unknowns`")
+        found = sp.solve(list(self.equations), list(self.unknowns), dict=True)
+        return tuple(dict.fromkeys(s[self.unknowns[0]] for s in found if self.unknowns[0] in s))
 
-    def answer_function(self, question_id: int) -> RationalFunction:
+    @cached_property
+    def solution(self) -> sp.Expr:
+        """The asked unknown as an expression of the parameter and the constants (sympy's solve),
+        when there is exactly one; with a root rule, see `question_answer`."""
+        if len(self.solutions) != 1:
+            rule = f" ({self.root} root of each question)" if self.root else ""
+            raise FamilyDefinitionError(
+                f"family {self.name!r}: expected one solution, sympy found {len(self.solutions)}{rule}"
+            )
+        return self.solutions[0]
+
+    @property
+    def formula(self) -> str:
+        """The answer's formula, as the card and `mathbode families` show it."""
+        if len(self.solutions) == 1:
+            return str(self.solutions[0])
+        return f"the {self.root} of " + ", ".join(map(str, self.solutions))
+
+    def question_answer(self, question_id: int) -> sp.Expr:
+        """The answer of question `question_id`: an expression in the parameter only."""
+        constants = self.variants[question_id].exact()
+        if not self.solutions:
+            raise FamilyDefinitionError(
+                f"family {self.name!r}: sympy finds no solution for {self.unknowns[0]}; check the equations"
+            )
+        if len(self.solutions) == 1:
+            return self.solution.subs(constants)
+        return select_root(self, [s.subs(constants) for s in self.solutions], question_id)
+
+    @property
+    def kind(self) -> str:
+        """rational, algebraic or transcendental: the most general answer kind of its questions."""
+        order = ("rational", "algebraic", "transcendental")
+        return max((answer_kind(self.question_answer(q)) for q in range(len(self.variants))), key=order.index)
+
+    def answer_function(self, question_id: int) -> Answer:
         """The exact answer of question `question_id` as a function of p."""
         if question_id not in self._cache:
-            expr = self.solution.subs(self.variants[question_id].exact())
-            self._cache[question_id] = RationalFunction.from_sympy(expr, self.parameter)
+            expr = self.question_answer(question_id)
+            stray = expr.free_symbols - {self.parameter}
+            if stray:
+                names = ", ".join(sorted(map(str, stray)))
+                raise FamilyDefinitionError(
+                    f"family {self.name!r}, question {question_id}: the answer depends on {names}, "
+                    "which is neither the parameter nor a constant of the variant"
+                )
+            if answer_kind(expr) == "rational":
+                self._cache[question_id] = RationalFunction.from_sympy(expr, self.parameter)
+            else:
+                self._cache[question_id] = ClosedForm(expr, self.parameter)
         return self._cache[question_id]
 
     def render(self, question_id: int, p_text: str) -> str:
