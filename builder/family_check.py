@@ -163,7 +163,9 @@ def _definition(family: Family, report: CheckReport) -> bool:
             report.fail("constants", f"question {q} gives the parameter {family.parameter} a constant value")
     seen: dict[tuple, int] = {}
     for q, consts in enumerate(constants):
-        key = tuple(sorted((k, str(_decimal(v))) for k, v in consts.items()))
+        key = tuple(
+            sorted((k, str(_decimal(v).normalize()) if _decimal(v) is not None else v) for k, v in consts.items())
+        )
         if key in seen:
             report.fail("variants", f"questions {seen[key]} and {q} have the same constants: each variant must differ")
         seen.setdefault(key, q)
