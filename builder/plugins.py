@@ -53,6 +53,11 @@ class Plugins:
     packages: dict[str, str]
 
 
+def valid_namespace(name: str) -> bool:
+    """Whether `name` may be a plugin's namespace (an entry point's name)."""
+    return bool(_NAMESPACE.match(name))
+
+
 def _package(ep: EntryPoint) -> str:
     dist = ep.dist
     return f"{dist.name} {dist.version}" if dist is not None else "an unknown package"
@@ -110,7 +115,7 @@ def load_plugins(found: Iterable[EntryPoint] | None = None) -> Plugins:
             )
             continue
         ep, package = eps[0], owners[0]
-        if not _NAMESPACE.match(namespace):
+        if not valid_namespace(namespace):
             problems.append(
                 PluginProblem(
                     namespace,

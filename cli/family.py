@@ -19,18 +19,33 @@ def main() -> None:
 
 @main.command(context_settings=CONTEXT)
 @click.argument("targets", nargs=-1, required=True)
+@click.option(
+    "--namespace",
+    default=None,
+    help="Check the families of a FILE.py under this plugin namespace (their names, rows and pins are then "
+    "those of the installed plugin: NAMESPACE.name).",
+)
 @exit_on_error
-def check(targets: tuple[str, ...]) -> None:
+def check(targets: tuple[str, ...], namespace: str | None) -> None:
     """Check families: each TARGET is a family name (or all, extended, installed, NAMESPACE.*) or a
     FILE.py that defines families. Exits 1 if any family fails."""
     from mathbode.builder.families import resolve_families
     from mathbode.builder.family_check import check_family
     from mathbode.builder.family_files import families_from_file
+    from mathbode.builder.plugins import namespaced, valid_namespace
 
+    if namespace is not None and not valid_namespace(namespace):
+        raise UsageError(f"--namespace {namespace!r}: lowercase letters, digits and _, starting with a letter.")
     families = []
     for target in targets:
         if target.endswith(".py"):
-            families += families_from_file(target)
+            found = families_from_file(target)
+            if namespace is not None:
+                try:
+                    found = [namespaced(f, namespace, f"file {target}") for f in found]
+                except ValueError as err:
+                    raise UsageError(f"{target}: {err}.") from None
+            families += found
             continue
         try:
             families += resolve_families(target)
