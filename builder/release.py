@@ -136,6 +136,8 @@ def build_release(
     """
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
+    if not families:
+        raise UsageError("No family to build: name at least one (see mathbode families).")
     name = name or release_name(families)
     if not re.match(layout().release_name_pattern, name):
         raise UsageError(

@@ -148,6 +148,12 @@ def resolve_families(spec: str) -> list[Family]:
         elif token == "extended":
             names.update(dict.fromkeys(EXTENDED))
         elif token == "installed":
+            if not plugins().families:
+                problems = "".join(f" {problem}." for problem in plugins().problems)
+                raise UnknownNameError(
+                    "No plugin family is installed (packages add families through the entry point group "
+                    f"mathbode.families).{problems}"
+                )
             names.update(dict.fromkeys(plugins().families))
         elif token.endswith(".*"):
             namespace = token[:-2]
