@@ -174,13 +174,20 @@ class ClosedForm:
                 ends = _ends(self.ball(arb(point)))
                 if ends is not None and (found := decide(*ends)) is not None:
                     return found
-                if prec == PRECISIONS[1] and (exact := self.exact(p)) is not None:
-                    settled = decide(exact, exact)
-                    if settled is not None:
+                # A value sympy evaluates to a rational by itself (sqrt(25/4), exp(0)) sits on a
+                # boundary forever: settle it early, without simplifying.
+                if prec == PRECISIONS[1] and (exact := self.exact(p, simplify=False)) is not None:
+                    if (settled := decide(exact, exact)) is not None:
                         return settled
+            # Undecided at every precision: only an exact value on the boundary does that. Ask sympy
+            # to prove it rational (log(8)/log(2) -> 3); this can be slow, so it comes last.
+            exact = self.exact(p)
+            if exact is not None and (settled := decide(exact, exact)) is not None:
+                return settled
+            finite = _ends(self.ball(arb(point))) is not None
         finally:
             ctx.prec = saved
-        if self.exact(p) is None and _ends(self.ball(arb(point))) is None:
+        if not finite:
             raise CertificationError(f"the answer is not a finite real number at p = {p} ({self._where(p)})")
         raise CertificationError(
             f"the {what} of the answer at p = {p} could not be certified at {PRECISIONS[-1]} bits "
@@ -191,11 +198,13 @@ class ClosedForm:
         value = self.expr.subs(self.parameter, sp.Rational(p.numerator, p.denominator))
         return f"exactly {value}"
 
-    def exact(self, p: Fraction) -> Fraction | None:
-        """The exact value at p when sympy finds it rational (a perfect square under a root, exp(0))."""
+    def exact(self, p: Fraction, simplify: bool = True) -> Fraction | None:
+        """The exact value at p when sympy proves it rational: by evaluation alone (sqrt of a
+        perfect square, exp(0)), or with `simplify` by exact rewriting (log(8)/log(2) -> 3),
+        never by a numeric guess."""
         value = self.expr.subs(self.parameter, sp.Rational(p.numerator, p.denominator))
-        if not value.is_Rational and value.is_number:
-            value = sp.simplify(value)  # exact rewriting (log(8)/log(2) -> 3), never a numeric guess
+        if simplify and not value.is_Rational and value.is_number:
+            value = sp.simplify(value)
         return Fraction(int(value.p), int(value.q)) if value.is_Rational else None
 
     def float_at(self, p: Fraction) -> float:
