@@ -11,7 +11,7 @@ FAMILY = Family(
     version="1.0.0",
     pins={"1.0.0": "sha256:b1673e6d99f37d59a61cb447fe677b401453d6eac5dc132425ce6bbe73504e24"},
     title="RC Discharge",
-    summary=("The voltage V0*exp(-t / (R*C)) of a capacitor C discharging through a resistor R; the time t is driven."),
+    summary="The voltage V0*exp(-t / (R*C)) of a capacitor C discharging through a resistor R; t is driven.",
     parameter=t,
     parameter_meaning="the time t since the discharge began, in milliseconds",
     # R in kilohms times C in microfarads is the time constant in milliseconds.
