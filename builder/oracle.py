@@ -54,24 +54,32 @@ def true_rows(family: str) -> pa.Table:
     return family_table(get_family(family))
 
 
-def exact_answer(row: dict[str, Any]) -> Fraction:
-    """The exact answer of a row, from its family's solution at the rendered p (not the rounded float)."""
+def exact_digits(row: dict[str, Any]) -> int:
+    """A row's exact answer times 10**decimals of the answer format, truncated toward zero: from its
+    family's answer at the rendered p (not the rounded float), exact or certified."""
     family = get_family(row["family"])
-    p = Decimal(repr(row["p_value"]))  # the shortest repr of a 3-decimal float is the rendered text
-    return family.answer_function(row["question_id"])(Fraction(p))
+    p = Decimal(repr(row["p_value"]))  # the shortest repr of a float of few decimals is the rendered text
+    return family.answer_function(row["question_id"]).truncated(Fraction(p), layout().answer_decimals)
+
+
+def digits_text(scaled: int) -> str:
+    """Truncated digits (value * 10**decimals) as the answer format's payload."""
+    decimals = layout().answer_decimals
+    sign = "-" if scaled < 0 else ""
+    whole, part = divmod(abs(scaled), 10**decimals)
+    return f"{sign}{whole}.{part:0{decimals}d}"
 
 
 def answer_text(value: Fraction) -> str:
     """An exact value as the answer format's payload: truncated toward zero to the format's decimals."""
     decimals = layout().answer_decimals
     scaled = abs(value.numerator) * 10**decimals // value.denominator
-    sign = "-" if value < 0 else ""
-    return f"{sign}{scaled // 10**decimals}.{scaled % 10**decimals:0{decimals}d}"
+    return digits_text(-scaled if value < 0 else scaled)
 
 
 def baseline_lines(rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """The symbolic solver's submission lines for `rows`."""
+    """The symbolic solver's submission lines for `rows` (any family this installation knows)."""
     lay = layout()
     for row in rows:
-        response = f"{lay.answer_start} {answer_text(exact_answer(row))} {lay.answer_end}"
+        response = f"{lay.answer_start} {digits_text(exact_digits(row))} {lay.answer_end}"
         yield {**key_fields(row), "response": response, "model": BASELINE_MODEL}

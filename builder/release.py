@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 import shutil
 import sys
 import time
@@ -32,6 +33,7 @@ from mathbode.schema.layout import layout
 from mathbode.schema.manifest import (
     MANIFEST,
     RELEASE_FORMATS,
+    RELEASE_NAME,
     FamilyEntry,
     FileEntry,
     Manifest,
@@ -39,8 +41,29 @@ from mathbode.schema.manifest import (
     write_release_metadata,
 )
 
-from .families import Family, get_family
+from .families import EXTENDED, FAMILIES, Family, get_family
+from .family_check import check_family
 from .rows import family_columns
+
+#: The name a release of only extended (or extended and canonical) families gets.
+EXTENDED_NAME = "MathBode-Extended"
+#: The name of any other release, unless one is given.
+CUSTOM_NAME = "MathBode-Custom"
+
+
+class FamilyCheckError(UsageError):
+    """A family this build would write fails its check (`mathbode family check NAME` says the same)."""
+
+
+def release_name(families: list[Family]) -> str:
+    """MathBode for the canonical families, MathBode-Extended for built-in ones, else MathBode-Custom."""
+    names = [f.name for f in families]
+    if all(n in FAMILIES for n in names):
+        return RELEASE_NAME
+    if all(n in FAMILIES or n in EXTENDED for n in names):
+        return EXTENDED_NAME
+    return CUSTOM_NAME
+
 
 FORMATS = RELEASE_FORMATS
 #: Renders a release's card from its manifest and its families' facts.
@@ -58,6 +81,8 @@ class BuildResult:
     manifest: Manifest
     #: Seconds spent generating each family's rows (not writing them).
     generation_seconds: dict[str, float]
+    #: What the families' checks said without refusing them ("family: [code] message").
+    warnings: tuple[str, ...] = ()
 
 
 def _write_table(table: pa.Table, path: Path, fmt: str) -> None:
@@ -82,9 +107,11 @@ def family_facts(family: Family) -> FamilyFacts:
         p0=family.p0,
         epsilon=str(family.eps),
         decimals=family.decimals,
-        solution=str(family.solution),
+        solution=family.formula,
         variants=tuple(", ".join(f"{k} = {v}" for k, v in var.constants.items()) for var in family.variants),
         example=f"{family.render(0, f'{family.p_center:.{family.decimals}f}')}\n\n{layout().answer_instruction()}",
+        kind=family.kind,
+        origin=family.origin or "mathbode",
     )
 
 
@@ -95,16 +122,28 @@ def build_release(
     progress: Callable[[str], None] | None = None,
     replace: bool = False,
     card_renderer: CardRenderer | None = None,
+    name: str | None = None,
 ) -> BuildResult:
     """Generate `families` and write the release to `out`, replacing an older release there.
 
     A release at `out` that holds families this build leaves out is not replaced unless `replace`:
     building one family into the folder of the full release would silently delete the others.
     `card_renderer` renders the card (default: `render_card` here, its library imported while the
-    families are generated); the command passes one that runs in a helper process.
+    families are generated); the command passes one that runs in a helper process. `name` is the
+    release's name (default: `release_name`). Every family that is not canonical passes its check
+    (`family_check`) or the build stops, naming what failed; the canonical ones are proven by
+    their content hashes instead.
     """
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
+    if not families:
+        raise UsageError("No family to build: name at least one (see mathbode families).")
+    name = name or release_name(families)
+    if not re.match(layout().release_name_pattern, name):
+        raise UsageError(
+            f"--name {name!r} is not a release name: letters, digits, '.', '_' and '-', starting with a letter or "
+            "digit, at most 64 characters"
+        )
     out = Path(out)
     check_replaceable(out, "release")
     if not replace:
@@ -113,17 +152,20 @@ def build_release(
     with atomic_folder(out, "release") as tmp, ExitStack() as stack:
         (tmp / "data").mkdir()
         timings: dict[str, float] = {}
+        warnings: list[str] = []
         entries: dict[str, FamilyEntry] = {}
         files: dict[str, FileEntry] = {}
         generation = stack.enter_context(closing(_Generation(families, tmp, fmt)))
         if card_renderer is None:
             card_classes()  # the card library's import, on this core while the families are generated
-        for family, (entry, file, seconds) in zip(families, generation, strict=True):
+        for family, (entry, file, seconds, said) in zip(families, generation, strict=True):
             timings[family.name] = seconds
+            warnings += [f"{family.name}: {w}" for w in said]
             rel = entry.files[0]
             entries[family.name], files[rel] = entry, file
             say(f"{family.name}: {entry.num_rows:,} rows in {seconds:.2f} s -> {rel}")
         manifest = Manifest(
+            name=name,
             builder_version=__version__,
             format=fmt,
             parquet_writer=f"pyarrow {pa.__version__}",
@@ -132,24 +174,41 @@ def build_release(
         )
         card = (card_renderer or render_card)(manifest, [family_facts(f) for f in families])
         manifest = write_release_metadata(tmp, manifest, card)
-    return BuildResult(out=out, manifest=manifest, generation_seconds=timings)
+    return BuildResult(out=out, manifest=manifest, generation_seconds=timings, warnings=tuple(warnings))
 
 
 #: The families a forked worker generates (set before the fork, read by index in the worker).
 _JOBS: list[Family] = []
 
 
-def write_family(family: Family, folder: Path, fmt: str) -> tuple[FamilyEntry, FileEntry, float]:
-    """Generate one family and write its data file into `folder`: its manifest entries, and the
-    seconds its rows took to generate."""
+Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...]]
+
+
+def write_family(family: Family, folder: Path, fmt: str) -> Written:
+    """Generate one family and write its data file into `folder`: its manifest entries, the
+    seconds its rows took to generate, and what its check warned of."""
     start = time.perf_counter()
     columns = family_columns(family)
     seconds = time.perf_counter() - start
     table = table_from_lists(columns, layout().arrow_schema)
+    said: tuple[str, ...] = ()
+    if family.name not in FAMILIES:
+        said = _checked(family, table)
     rel = data_path(family.name, fmt)
     _write_table(table, folder / rel, fmt)
-    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,))
-    return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds
+    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,), family.origin)
+    return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds, said
+
+
+def _checked(family: Family, table: pa.Table) -> tuple[str, ...]:
+    """The family's check on the rows just made: a failure stops the build; a version not yet
+    pinned is a warning here (a family in development builds) and a failure of `family check`."""
+    report = check_family(family, table)
+    refused = [f for f in report.problems if f.code != "unpinned"]
+    if refused:
+        listed = "\n".join(f"  {f}" for f in refused)
+        raise FamilyCheckError(f"family {family.name!r} fails its check, so it is not built:\n{listed}")
+    return tuple(str(f) for f in [*report.warnings, *(f for f in report.problems if f.code == "unpinned")])
 
 
 class _Interrupted:
@@ -158,7 +217,7 @@ class _Interrupted:
     (the build handles it), so this is an interrupt raised in the work itself."""
 
 
-def _write_job(job: tuple[int, Path, str]) -> tuple[FamilyEntry, FileEntry, float] | _Interrupted:
+def _write_job(job: tuple[int, Path, str]) -> Written | _Interrupted:
     index, folder, fmt = job
     try:
         return write_family(_JOBS[index], folder, fmt)
@@ -185,7 +244,7 @@ class _Generation:
                 self.pool = multiprocessing.get_context("fork").Pool(workers, initializer=ignore_sigint)
             self.results = self.pool.imap(_write_job, [(i, folder, fmt) for i in range(len(families))])
 
-    def __iter__(self) -> Iterator[tuple[FamilyEntry, FileEntry, float]]:
+    def __iter__(self) -> Iterator[Written]:
         if self.pool is None:
             for job in self.jobs:
                 yield write_family(*job)

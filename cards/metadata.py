@@ -59,7 +59,7 @@ def card_metadata(manifest: Manifest, all_config: bool = True) -> dict[str, Any]
         configs[0]["default"] = True
     return {
         "license": "apache-2.0",
-        "pretty_name": "MathBode",
+        "pretty_name": manifest.name,
         "language": ["en"],
         "task_categories": ["question-answering"],
         "tags": ["math", "reasoning", "evaluation", "frequency-response", "bode-plot", "synthetic"],

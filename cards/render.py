@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from mathbode.schema.layout import Layout, layout
-from mathbode.schema.manifest import Manifest
+from mathbode.schema.manifest import RELEASE_NAME, Manifest
 
 from .metadata import card_metadata
 
@@ -47,6 +47,10 @@ class FamilyFacts:
     variants: tuple[str, ...]
     #: A full example prompt, at p0.
     example: str
+    #: rational, algebraic or transcendental.
+    kind: str = "rational"
+    #: The package that defines the family ("acme-families 1.2.0"), or "mathbode".
+    origin: str = "mathbode"
 
 
 def _template(name: str) -> str:
@@ -88,6 +92,9 @@ def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = 
         "dataset_card.md",
         card_metadata(manifest),
         T=lay.time_steps,
+        release_name=manifest.name,
+        canonical=manifest.name == RELEASE_NAME,
+        plugins=any(f.origin != "mathbode" for f in families),
         builder_version=manifest.builder_version,
         num_rows=manifest.num_rows,
         rows_per_family=lay.rows_per_family,
@@ -123,6 +130,7 @@ def render_family_card(manifest: Manifest, family: FamilyFacts, repo_id: str, ma
         "family_card.md",
         card_metadata(manifest, all_config=False),
         T=lay.time_steps,
+        release_name=manifest.name,
         f=asdict(family),
         builder_version=manifest.builder_version,
         num_rows=manifest.num_rows,

@@ -1,4 +1,4 @@
-"""`mathbode-build`: write the canonical MathBode release."""
+"""`mathbode-build`: write a release: the canonical MathBode, MathBode-Extended, or any families."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from .common import CONTEXT, exit_on_error, version_option
     "families_spec",
     default="all",
     show_default=True,
-    help="'all' or a comma-separated list of family names.",
+    help="Families to build: all (the canonical release), extended (MathBode-Extended), installed (every "
+    "plugin family), NAMESPACE.*, or names; comma-separated, in any mix.",
 )
 @click.option(
     "--out",
@@ -40,10 +41,18 @@ from .common import CONTEXT, exit_on_error, version_option
 @click.option(
     "--replace", is_flag=True, help="Replace a release at --out even if it holds families this build leaves out."
 )
+@click.option(
+    "--name",
+    default=None,
+    help="The release's name in its manifest and card (default: MathBode for canonical families, "
+    "MathBode-Extended for built-in ones, else MathBode-Custom).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
-def main(families_spec: str, out: str, fmt: str, replace: bool, quiet: bool) -> None:
-    """Build the MathBode dataset: prompts and exact ground truth for every family, signal and step."""
+def main(families_spec: str, out: str, fmt: str, replace: bool, name: str | None, quiet: bool) -> None:
+    """Build a MathBode release: prompts and exact ground truth for every family, signal and step.
+
+    Every family that is not canonical passes its check first (see `mathbode family check`)."""
     start = time.perf_counter()
     # The card helper is forked before the builder (sympy) loads, so the two imports overlap.
     with CardHelper() as helper:
@@ -55,10 +64,14 @@ def main(families_spec: str, out: str, fmt: str, replace: bool, quiet: bool) -> 
         except MathBodeError as err:
             raise click.BadParameter(str(err), param_hint="--families") from None
         progress = None if quiet else stderr_progress
-        result = build_release(families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render)
+        result = build_release(
+            families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render, name=name
+        )
+    for warning in result.warnings:
+        click.echo(f"Warning: {warning}", err=True)
     if not quiet:
         m = result.manifest
         click.echo(
             f"Wrote {m.num_rows:,} rows of {len(m.families)} families to {result.out}/ "
-            f"in {time.perf_counter() - start:.2f} s\ncontent hash {m.content_hash}"
+            f"in {time.perf_counter() - start:.2f} s\nrelease {m.name}, content hash {m.content_hash}"
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from typing import Any, Callable, TypeVar
 
@@ -37,6 +38,10 @@ def exit_on_error(func: F) -> F:
         except MathBodeError as err:
             click.echo(f"Error: {redact(str(err))}", err=True)  # last line of defence: no credential printed
             sys.exit(err.exit_code)
+        except BrokenPipeError:
+            # The reader of our output stopped (`| head`): nothing is wrong with what we wrote.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except OSError as err:
             # The machine refused (disk full, read-only or missing folder, no permission). Every
             # write is atomic or an append of whole lines, so what was there before is intact.

@@ -22,6 +22,8 @@ SUBCOMMANDS = {
     "score": "score",
     "convert": "convert",
     "push": "push",
+    "families": "families",
+    "family": "family",
 }
 
 
