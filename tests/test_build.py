@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from mathbode.builder import FAMILIES, get_family, resolve_families
 from mathbode.builder import release as release_mod
+from mathbode.builder.extended import FAMILIES as EXTENDED_FAMILIES
 from mathbode.builder.release import build_release, family_facts
 from mathbode.cards import render_card
 from mathbode.cli.build import main as build_cli
@@ -133,9 +134,12 @@ def test_interrupted_build_leaves_the_old_release(tmp_path, monkeypatch):
 def test_unknown_family_says_what_is_available():
     with pytest.raises(UnknownNameError) as err:
         get_family("linear_solv")
+    # Every built-in family is available: the canonical five, then MathBode-Extended's.
     assert str(err.value) == (
         "Unknown family 'linear_solv'. Did you mean 'linear_solve' or 'linear_system'? Available: "
-        "linear_solve, ratio_saturation, exponential_interest, linear_system, similar_triangles."
+        "linear_solve, ratio_saturation, exponential_interest, linear_system, similar_triangles, "
+        + ", ".join(family.name for family in EXTENDED_FAMILIES)
+        + "."
     )
 
 
