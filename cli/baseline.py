@@ -6,11 +6,10 @@ import click
 
 from mathbode.builder.oracle import baseline_lines
 from mathbode.core.atomic import write_jsonl
-from mathbode.hub.reference import resolve_reference
 from mathbode.schema.selection import select_rows
 
 from .common import CONTEXT, exit_on_error, version_option
-from .options import families_option, family_names, preset_option, reference_option
+from .options import families_option, preset_option, reference_option, reference_rows
 
 
 @click.command(context_settings=CONTEXT)
@@ -22,7 +21,7 @@ from .options import families_option, family_names, preset_option, reference_opt
 @exit_on_error
 def main(preset: str, families_spec: str, reference: str | None, output: str) -> None:
     """Write the exact answers, truncated to six decimals in the answer format, as a submission."""
-    rows = select_rows(resolve_reference(family_names(families_spec), reference).table, preset)
+    rows = select_rows(reference_rows(families_spec, reference).table, preset)
     n = write_jsonl(output, baseline_lines(rows))
     if output != "-":
         click.echo(f"Wrote {n:,} baseline answers ({preset.upper()}) to {output}", err=True)

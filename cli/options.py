@@ -6,8 +6,10 @@ from typing import Any, Callable
 
 import click
 
-from mathbode.core.errors import MathBodeError
+from mathbode.core.errors import MathBodeError, UnknownNameError
+from mathbode.hub.reference import resolve_reference
 from mathbode.schema.layout import layout
+from mathbode.schema.reference import Reference
 from mathbode.schema.selection import PRESET_CHOICES
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -32,8 +34,9 @@ def reference_option() -> Decorator:
         "--reference",
         type=click.Path(),
         default=None,
-        help="Release folder, or hub:ORG/NAME[@REV], to take the canonical rows from (default: "
-        "this builder's own rows, checked against the release's content hash).",
+        help="Release folder, or hub:ORG/NAME[@REV], to take the rows from: the canonical release or a "
+        "release of any families (default: the canonical rows shipped with mathbode, checked against "
+        "the release's content hash).",
     )
 
 
@@ -43,7 +46,8 @@ def families_option() -> Decorator:
         "families_spec",
         default="all",
         show_default=True,
-        help="'all' or a comma-separated list of family names.",
+        help="'all' or a comma-separated list of family names (of the --reference release; default: the "
+        "canonical five).",
     )
 
 
@@ -51,4 +55,13 @@ def family_names(spec: str) -> list[str]:
     try:
         return layout().family_names(spec)
     except MathBodeError as err:
+        raise click.BadParameter(str(err), param_hint="--families") from None
+
+
+def reference_rows(spec: str, reference: str | None) -> Reference:
+    """The rows of the `--families` spec from the `--reference` release (`all`: every family it
+    holds); a family it lacks is a usage error on --families naming the close matches."""
+    try:
+        return resolve_reference(spec, reference)
+    except UnknownNameError as err:
         raise click.BadParameter(str(err), param_hint="--families") from None

@@ -5,11 +5,10 @@ from __future__ import annotations
 import click
 
 from mathbode.core.atomic import write_jsonl
-from mathbode.hub.reference import resolve_reference
 from mathbode.schema.selection import iter_requests, select_rows
 
 from .common import CONTEXT, exit_on_error, version_option
-from .options import families_option, family_names, preset_option, reference_option
+from .options import families_option, preset_option, reference_option, reference_rows
 
 
 @click.command(context_settings=CONTEXT)
@@ -25,7 +24,7 @@ def main(preset: str, families_spec: str, reference: str | None, output: str) ->
     Answer each prompt, then add `response` (the model's raw text) to the line and score the file
     with mathbode-score.
     """
-    rows = select_rows(resolve_reference(family_names(families_spec), reference).table, preset)
+    rows = select_rows(reference_rows(families_spec, reference).table, preset)
     n = write_jsonl(output, iter_requests(rows))
     if output != "-":
         click.echo(f"Wrote {n:,} requests ({preset.upper()}) to {output}", err=True)

@@ -12,7 +12,6 @@ import click
 from mathbode.core.atomic import check_replaceable, real_path
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
-from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import DEFAULT_HISTORY, PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.formats import MECHANISMS
 from mathbode.runner.progress import Progress
@@ -23,7 +22,7 @@ from mathbode.schema.keys import format_key
 from mathbode.schema.selection import select_rows
 
 from .common import CONTEXT, exit_on_error, version_option
-from .options import families_option, family_names, preset_option, reference_option
+from .options import families_option, preset_option, reference_option, reference_rows
 from .score import score_and_report
 
 
@@ -208,8 +207,8 @@ def main(
                 "choose an output outside it."
             )
         check_replaceable(report_folder, "report", "--report")
-    families = family_names(families_spec)
-    ref = resolve_reference(families, reference)
+    ref = reference_rows(families_spec, reference)
+    families = list(ref.family_hashes)
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}
     distinct, note = distinct_prompts(rows), ""
@@ -227,6 +226,7 @@ def main(
         limit=limit,
         progress=lambda total, already: Progress(total, already, note=note),
         catalogue=ref.table.to_pylist() if config.run_in else None,
+        universe=ref.universe,
     )
     say = lambda text: click.echo(text, err=True)  # noqa: E731
     if result.duplicates_dropped:

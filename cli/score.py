@@ -207,7 +207,9 @@ def main(
     bootstrap: int,
     as_json: bool,
 ) -> None:
-    """Score prediction files against the canonical MathBode split.
+    """Score prediction files against the canonical MathBode split, or against the release given
+    as --reference (a release of any families: its scores are labelled with its name and content
+    hash and ranked apart from the canonical release's).
 
     A file is JSON Lines (one prediction per row key, plain or gzipped, e.g. predictions.jsonl.gz)
     or a parquet keyed by row_id as the paper authors' code writes it (y_hat, prediction, raw_text
@@ -277,17 +279,21 @@ def _score_files(
     resamples: int = 0,
 ) -> list[Scored]:
     """Validate every file (refusing an invalid one), then score each against the reference rows."""
+    # A release's families are what its submissions may name: it is read (and checked) first.
+    release = resolve_reference(None, reference) if reference else None
+    universe = release.universe if release else None
     submissions, digests = [], []
     for path in predictions:
-        sub = read_submission(path)
+        sub = read_submission(path, universe)
         if not sub.report.valid:
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
         submissions.append(sub)
         digests.append(_sha256(path))
     lay = layout()
+    slots = submissions[0].universe.slots
     answered = {int(f) for s in submissions for f in np.unique(s.answers.row // lay.rows_per_family)}
-    families = [f for n, f in enumerate(lay.families) if n in answered]
-    ref = resolve_reference(families, reference)
+    families = [f for n, f in enumerate(slots) if n in answered]
+    ref = release.only(families) if release else resolve_reference(families, None)
     labels = _labels(list(predictions), [s.model for s in submissions])
     results = []
     for path, s, label, digest in zip(predictions, submissions, labels, digests, strict=True):

@@ -11,6 +11,7 @@ import click
 from mathbode.hub.fetch import fetch_release, is_hub_spec, snapshot_boundary
 from mathbode.schema.report import Report
 from mathbode.schema.submission import validate_submission
+from mathbode.schema.universe import Universe
 from mathbode.schema.validate import detect_kind
 
 from .common import CONTEXT, exit_on_error, version_option
@@ -27,14 +28,24 @@ from .common import CONTEXT, exit_on_error, version_option
     type=click.IntRange(min=1),
     help="Instances shown for each kind of problem.",
 )
+@click.option(
+    "--reference",
+    default=None,
+    help="The release (folder, or hub:ORG/NAME[@REV]) the predictions files are for: their families are "
+    "checked against its families (default: the canonical five). Release folders are checked against "
+    "their own manifest either way.",
+)
 @exit_on_error
-def main(paths: tuple[str, ...], as_json: bool, max_examples: int) -> None:
+def main(paths: tuple[str, ...], as_json: bool, max_examples: int, reference: str | None) -> None:
     """Validate MathBode release folders (like dist/), family data files, predictions .jsonl files,
-    or releases published on the Hub (hub:ORG/NAME[@REVISION]).
+    or releases published on the Hub (hub:ORG/NAME[@REVISION]). A release may hold any families;
+    one whose families this installation does not know is checked for layout and counts, and the
+    report says its content could not be checked.
 
     Exit status: 0 when every path is valid, 1 when any is invalid, 2 on a usage error.
     """
-    reports = [_validate(p) for p in paths]
+    universe = _universe(reference)
+    reports = [_validate(p, universe) for p in paths]
     if as_json:
         click.echo(
             json.dumps(
@@ -47,13 +58,22 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int) -> None:
     sys.exit(0 if all(r.valid for r in reports) else 1)
 
 
-def _validate(path: str) -> Report:
+def _universe(reference: str | None) -> Universe | None:
+    """The families submissions to `--reference` may name (None: the canonical five)."""
+    if not reference:
+        return None
+    from mathbode.hub.reference import resolve_reference
+
+    return resolve_reference(None, reference).universe
+
+
+def _validate(path: str, universe: Universe | None = None) -> Report:
     """A local path, or `hub:ORG/NAME[@REV]`: a published release checked against its own manifest.
 
     A submission is checked without loading the release validator (its imports are a third of a
     submission's check)."""
     if not is_hub_spec(path) and detect_kind(Path(path)) == "submission":
-        return validate_submission(path)
+        return validate_submission(path, universe)
     from mathbode.schema.dataset import validate_dataset
 
     from .reference import builder_truth

@@ -3,8 +3,9 @@
 Submissions are ranked only within a group of equal conditions (answer format, prompting, and
 any other condition a file records, such as the protocol): a run whose format the server
 constrained, or whose model saw a worked example, answers a different question from a free
-zero-shot run. A file with no scored sinusoid sweep has no MB-Core to rank by and is listed
-apart.
+zero-shot run. The release scored against is a condition too: a score on a release other than the
+canonical MathBode (its name and content hash) is of another benchmark, never ranked beside it.
+A file with no scored sinusoid sweep has no MB-Core to rank by and is listed apart.
 """
 
 from __future__ import annotations
@@ -31,13 +32,13 @@ def ranked(results: list[Scored]) -> list[Scored]:
 
 #: The conditions that change what a score measures (a deduplicated file asks the same questions
 #: as a full one: it is ranked with it, and only its repeatability is not measured).
-GROUPING = ("answer_format", "prompting", "protocol", "history", "run_in")
+GROUPING = ("release", "release_content_hash", "answer_format", "prompting", "protocol", "history", "run_in")
 
 
 def conditions_label(r: Scored) -> str:
     """'answer format free, prompting zero-shot, protocol stateless' (the grouping conditions, in order)."""
     cond = r.extra.get("conditions") or {}
-    words = {"run_in": "run-in"}
+    words = {"run_in": "run-in", "release_content_hash": "content"}
     return ", ".join(f"{words.get(name, name.replace('_', ' '))} {cond[name]}" for name in GROUPING if name in cond)
 
 

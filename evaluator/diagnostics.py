@@ -103,13 +103,14 @@ def family_curves(chirp: Table) -> dict[str, list[dict[str, float]]]:
     return curves
 
 
-def diagnostics(chirp: Table, step: Table, summary: Table) -> dict[str, Any]:
-    """Per family: the chirp curve at the octave points, the mean step response, and the agreement figures."""
+def diagnostics(chirp: Table, step: Table, summary: Table, families: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Per family (of `families`, in their order; default the layout's five): the chirp curve at the
+    octave points, the mean step response, and the agreement figures."""
     lay = layout()
     T = lay.time_steps
     out: dict[str, Any] = {"chirp": {}, "step": {}, "agreement": {}}
     curves = family_curves(chirp)
-    for family in lay.families:
+    for family in families if families is not None else lay.families:
         curve = curves.get(family, [])
         steps = step[step["family"] == family] if len(step) else step
         sines = summary[summary["family"] == family] if len(summary) else summary

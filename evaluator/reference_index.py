@@ -32,14 +32,14 @@ class ReferenceIndex:
     truth: np.ndarray
     #: Sweep key -> the positions of its steps, in time order (`size` where the reference lacks one).
     steps: dict[SweepKey, np.ndarray]
-    #: Sinusoid sweeps in canonical order (families in layout order, then key order).
+    #: Sinusoid sweeps in canonical order (families in the universe's order, then key order).
     sinusoid_sweeps: list[SweepKey]
     #: Chirp and step sweeps, in the same order.
     transient_sweeps: list[SweepKey]
     #: Per row, the number of its prompt among the reference's distinct prompts (rows with one
     #: prompt ask one question: repeats of it measure repeatability).
     prompt_id: np.ndarray
-    #: Per row, its family's position in the layout's list.
+    #: Per row, its family's position in the universe's slots (the layout's five first).
     family_code: np.ndarray
 
     @property
@@ -78,11 +78,12 @@ def _build(reference: Reference) -> ReferenceIndex:
     lay = layout()
     T = lay.time_steps
     table = reference.table
-    rows = canonical_row_ids({name: table.column(name) for name in lay.key})
+    universe = reference.universe
+    rows = canonical_row_ids({name: table.column(name) for name in lay.key}, universe)
     if rows is None or (rows < 0).any():
-        raise MathBodeError(f"{reference.source}: a reference row has a key outside the canonical split.")
+        raise MathBodeError(f"{reference.source}: a reference row has a key outside the release's split.")
     n = len(rows)
-    order = canonical_sweep_order()
+    order = canonical_sweep_order(universe)
     position_of_row = np.full(len(order) * T, n + 1, dtype=np.int64)
     position_of_row[rows] = np.arange(n)
     truth = np.append(np.asarray(table.column("ground_truth").to_numpy(), dtype=float), np.nan)
@@ -90,7 +91,7 @@ def _build(reference: Reference) -> ReferenceIndex:
     grid = np.full((len(order), T), n, dtype=np.int64)
     grid[rows // T, rows % T] = np.arange(n)
     steps: dict[SweepKey, np.ndarray] = {order[s]: grid[s] for s in np.unique(rows // T).tolist()}
-    rank = {family: n for n, family in enumerate(lay.families)}
+    rank = {family: n for n, family in enumerate(universe.slots)}
     ordered = sorted(steps, key=lambda s: (rank[s.family], s[1:4], s[4] or 0.0, s[5] or 0.0))
     return ReferenceIndex(
         rows=rows,
@@ -100,5 +101,5 @@ def _build(reference: Reference) -> ReferenceIndex:
         sinusoid_sweeps=[s for s in ordered if s.signal_type == SINUSOID],
         transient_sweeps=[s for s in ordered if s.signal_type != SINUSOID],
         prompt_id=np.asarray(table.column("prompt").combine_chunks().dictionary_encode().indices, dtype=np.int64),
-        family_code=np.asarray(pc.index_in(table.column("family"), value_set=pa.array(lay.families)), dtype=np.int64),
+        family_code=np.asarray(pc.index_in(table.column("family"), value_set=pa.array(universe.slots)), dtype=np.int64),
     )

@@ -344,11 +344,22 @@ def provenance_lines(r: Scored) -> list[str]:
     return lines
 
 
+def release_note(r: Scored) -> str | None:
+    """Which release a score is of, when it is not the canonical MathBode (a condition, like the protocol)."""
+    cond = r.extra.get("conditions") or {}
+    if "release" not in cond:
+        return None
+    return (
+        f"scored against release {cond['release']} (content {cond.get('release_content_hash')}), not the "
+        "canonical MathBode release: another benchmark, ranked apart from it"
+    )
+
+
 def conditions_notes(r: Scored) -> list[str]:
     """How the answers were obtained or scored when that changes what a score means (custom
     scales, constrained format, one-shot, another parser)."""
     cond = r.extra.get("conditions") or {}
-    notes = [n for n in [method_note(r)] if n]
+    notes = [n for n in [release_note(r), method_note(r)] if n]
     if cond.get("answer_format", "free") != "free":
         notes.append(
             f"answer format {cond['answer_format']} by the server: this measures the model's numbers, "

@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import cache
+from functools import lru_cache
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -26,6 +26,7 @@ from mathbode.schema.layout import SINUSOID, layout
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate_array
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
+from mathbode.schema.universe import Universe, universe_of
 
 from .aggregate import (
     PAPER_CONFIG,
@@ -91,14 +92,14 @@ class _CorrectRows(Mapping[RowKey, bool]):
     """Row key -> correct, for the rows in scope; the mapping is made when first read (only a
     comparison of two submissions reads it)."""
 
-    def __init__(self, rows: np.ndarray, where: np.ndarray, hits: np.ndarray) -> None:
-        self._row_ids, self._where, self._hits = rows, where, hits
+    def __init__(self, rows: np.ndarray, where: np.ndarray, hits: np.ndarray, universe: Universe) -> None:
+        self._row_ids, self._where, self._hits, self._universe = rows, where, hits, universe
         self._made: dict[RowKey, bool] | None = None
 
     @property
     def _rows(self) -> dict[RowKey, bool]:
         if self._made is None:
-            keys = list(map(row_key_of, self._row_ids[self._where].tolist()))
+            keys = [row_key_of(row, self._universe) for row in self._row_ids[self._where].tolist()]
             self._made = dict(zip(keys, self._hits.tolist(), strict=True))
         return self._made
 
@@ -127,69 +128,84 @@ def answer_values(answers: Answers, parser: Parser = STRICT) -> np.ndarray:
     return out
 
 
-@cache
-def _sinusoid_rows() -> np.ndarray:
+@lru_cache(maxsize=8)
+def _sinusoid_rows(universe: Universe) -> np.ndarray:
     """Per row_id, whether the row is a sinusoid's."""
-    sweeps = [sweep.signal_type == SINUSOID for sweep in canonical_sweep_order()]
+    sweeps = [sweep.signal_type == SINUSOID for sweep in canonical_sweep_order(universe)]
     return np.repeat(np.array(sweeps, dtype=bool), layout().time_steps)
 
 
-@cache
-def scored_sweeps(preset: str) -> frozenset[SweepKey]:
-    """The sinusoid sweeps a preset scores, over every family of the layout (ALL: every sinusoid sweep)."""
+def scored_sweeps(preset: str, universe: Universe | None = None) -> frozenset[SweepKey]:
+    """The sinusoid sweeps a preset scores, over every family of the universe (default: the canonical
+    five; ALL: every sinusoid sweep)."""
+    return _scored_sweeps(preset, universe_of(universe))
+
+
+@lru_cache(maxsize=32)
+def _scored_sweeps(preset: str, universe: Universe) -> frozenset[SweepKey]:
     if preset.upper() == ALL_PRESET:
-        return frozenset(s for f in layout().families for s in canonical_sweeps(f) if s.signal_type == SINUSOID)
-    return preset_sweep_keys(layout().preset_name(preset))
+        return frozenset(s for f in universe.families for s in canonical_sweeps(f) if s.signal_type == SINUSOID)
+    return preset_sweep_keys(layout().preset_name(preset), universe)
 
 
-def detect_preset(sweeps: set[SweepKey], transient: frozenset[SweepKey] | set[SweepKey] = frozenset()) -> str:
-    """The name of the preset whose sweeps (over every family) are exactly `sweeps`, else `custom`.
+def detect_preset(
+    sweeps: set[SweepKey],
+    transient: frozenset[SweepKey] | set[SweepKey] = frozenset(),
+    universe: Universe | None = None,
+) -> str:
+    """The name of the preset whose sweeps (over every family of the universe) are exactly `sweeps`,
+    else `custom`.
 
     A file with no sinusoid rows is named by its chirp and step sweeps (a transient preset).
     """
     if not sweeps:
-        names = [n for n in layout().transient_presets if preset_sweep_keys(n) == transient]
+        names = [n for n in layout().transient_presets if preset_sweep_keys(n, universe) == transient]
         return names[0] if names else CUSTOM
     for name in [*layout().presets, ALL_PRESET]:
-        if scored_sweeps(name) == sweeps:
+        if scored_sweeps(name, universe) == sweeps:
             return name
     return CUSTOM
 
 
-def transient_scope(preset: str, families: set[str]) -> set[SweepKey]:
+def transient_scope(preset: str, families: set[str], universe: Universe | None = None) -> set[SweepKey]:
     """The chirp and step sweeps a preset asks for (ALL: every one), in the given families."""
     lay = layout()
     if preset == ALL_PRESET:
-        wanted: set[SweepKey] = {s for f in lay.families for s in canonical_sweeps(f)}
+        wanted: set[SweepKey] = {s for f in universe_of(universe).families for s in canonical_sweeps(f)}
     elif preset in lay.transient_presets:
-        wanted = set(preset_sweep_keys(preset))
+        wanted = set(preset_sweep_keys(preset, universe))
     else:
         return set()
     return {s for s in wanted if s.signal_type != SINUSOID and s.family in families}
 
 
-def preset_coverage(sweeps: set[SweepKey]) -> dict[str, Any]:
+def preset_coverage(sweeps: set[SweepKey], universe: Universe | None = None) -> dict[str, Any]:
     """The smallest preset holding every answered sweep, and how many of its sweeps were answered."""
     for name in [*layout().presets, ALL_PRESET]:
-        wanted = scored_sweeps(name)
+        wanted = scored_sweeps(name, universe)
         if sweeps <= wanted:
             return {"preset": name, "sweeps": len(sweeps), "of": len(wanted)}
-    return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET))}
+    return {"preset": ALL_PRESET, "sweeps": len(sweeps), "of": len(scored_sweeps(ALL_PRESET, universe))}
 
 
-def _preset_rows(preset: str, answered: Mapping[SweepKey, int]) -> dict[str, Any]:
+def _preset_rows(preset: str, answered: Mapping[SweepKey, int], universe: Universe | None = None) -> dict[str, Any]:
     """How many of a named preset's rows (every family) the file answered (`answered`: lines per
     sweep): a SMOKE file scored as FULL answers 1,280 of 9,600 rows, and the rest count as
     non-compliant in MB-Plus."""
     lay = layout()
-    wanted = scored_sweeps(preset) if preset in [*lay.presets, ALL_PRESET] else frozenset()
-    wanted = wanted | transient_scope(preset, set(lay.families))
+    wanted = scored_sweeps(preset, universe) if preset in [*lay.presets, ALL_PRESET] else frozenset()
+    wanted = wanted | transient_scope(preset, set(universe_of(universe).families), universe)
     rows = len(wanted) * lay.time_steps
     return {"preset": preset, "answered": sum(n for s, n in answered.items() if s in wanted), "rows": rows}
 
 
 def _repeatability(
-    values: np.ndarray, where: np.ndarray, in_scope: np.ndarray, index: Any, conditions: dict[str, str]
+    values: np.ndarray,
+    where: np.ndarray,
+    in_scope: np.ndarray,
+    index: Any,
+    conditions: dict[str, str],
+    index_families: tuple[str, ...],
 ) -> dict[str, Any]:
     """Repeatability of the file's answers to the rows in scope (see `repeatability`), or why it
     was not measured."""
@@ -207,7 +223,7 @@ def _repeatability(
         index.prompt_id[at],
         identity[answered],
         values[answered],
-        list(layout().families),
+        list(index_families),
     )
     if found is None:
         return {"measured": False, "note": "no prompt was answered twice"}
@@ -263,10 +279,12 @@ def provenance(reference: Reference, config: ScoreConfig, preset: str, parser: P
     }
 
 
-def _answered_rows(index: Any, where: np.ndarray, answered_at: np.ndarray, y: np.ndarray) -> dict[str, dict[str, int]]:
+def _answered_rows(
+    index: Any, where: np.ndarray, answered_at: np.ndarray, y: np.ndarray, names: tuple[str, ...]
+) -> dict[str, dict[str, int]]:
     """Per family, of the sinusoid rows in scope: how many there are, how many the file answered,
-    and how many of those were compliant (a row not answered is not a non-compliant answer)."""
-    names = layout().families
+    and how many of those were compliant (a row not answered is not a non-compliant answer).
+    `names`: the families `index.family_code` counts (the universe's slots)."""
     rows = np.bincount(index.family_code[where.ravel()], minlength=len(names))
     answered = np.bincount(index.family_code[answered_at], minlength=len(names))
     compliant = np.bincount(index.family_code[where.ravel()[np.isfinite(y.ravel())]], minlength=len(names))
@@ -303,8 +321,8 @@ def score(
     `resamples` > 0 adds 95 % intervals of the headline scores and each cell's gain and phase
     (see `uncertainty`; they are computed, not resampled: any number above 0 turns them on).
     """
-    if not isinstance(answers, Answers):
-        answers = Answers.of(answers)
+    universe = reference.universe
+    answers = answers.in_universe(universe) if isinstance(answers, Answers) else Answers.of(answers, universe)
     lay = layout()
     T = lay.time_steps
     index = reference_index(reference)
@@ -313,8 +331,8 @@ def score(
     where_all = index.position_of_row[answers.row]
     y_all = index.answer_array(values, where_all)
     # The sweeps answered (sweep number = row_id // T), each with its count of lines.
-    sinusoid_line = _sinusoid_rows()[answers.row]
-    order = canonical_sweep_order()
+    sinusoid_line = _sinusoid_rows(universe)[answers.row]
+    order = canonical_sweep_order(universe)
     sweep_numbers, counts = np.unique(answers.row // T, return_counts=True)
     answered = {order[s]: n for s, n in zip(sweep_numbers.tolist(), counts.tolist(), strict=True)}
     touched: set[SweepKey] = {s for s in answered if s.signal_type == SINUSOID}
@@ -322,17 +340,17 @@ def score(
     answered_families = {s.family for s in touched}
     if preset:
         preset_name = lay.preset_name(preset) if preset.upper() != ALL_PRESET else ALL_PRESET
-        in_scope = {s for s in scored_sweeps(preset_name) if s.family in answered_families}
+        in_scope = {s for s in scored_sweeps(preset_name, universe) if s.family in answered_families}
         transient_families = answered_families | {s.family for s in transient_sweeps}
-        transient_sweeps |= transient_scope(preset_name, transient_families)
-        if not (in_scope | transient_scope(preset_name, transient_families)) & answered.keys():
+        transient_sweeps |= transient_scope(preset_name, transient_families, universe)
+        if not (in_scope | transient_scope(preset_name, transient_families, universe)) & answered.keys():
             kinds = ", ".join(sorted({s.signal_type for s in answered})) or "no"
             raise UsageError(
                 f"{label}: answers none of the rows of preset {preset_name} (it answers {kinds} rows, "
                 f"{len(answered):,} sweeps); score it without --preset, or with the preset it answers."
             )
     else:
-        in_scope, preset_name = touched, detect_preset(touched, transient_sweeps)
+        in_scope, preset_name = touched, detect_preset(touched, transient_sweeps, universe)
 
     # The sweeps in scope, in canonical order (families in layout order), steps in time order.
     scoped = [s for s in index.sinusoid_sweeps if s in in_scope]
@@ -356,7 +374,7 @@ def score(
     scoped_row = np.zeros(index.size + 2, dtype=bool)
     scoped_row[where.ravel()] = True
     in_scope_line = scoped_row[where_all]
-    answered_rows = _answered_rows(index, where, where_all[in_scope_line], y)
+    answered_rows = _answered_rows(index, where, where_all[in_scope_line], y, universe.slots)
     unanswered = [(answers.at(i), values[i]) for i in np.flatnonzero(in_scope_line & np.isnan(values)).tolist()]
     rows = hits.size
     accuracy = {
@@ -366,25 +384,27 @@ def score(
         "wilson_95": wilson_interval(int(hits.sum()), rows),
     }
     extra: dict[str, Any] = {}
-    total = overall(fam, lay.families)
+    total = overall(fam, universe.families)
     if resamples > 0 and n_sweeps:
         reported = Reported.of_summary(fam, total, summary)
-        extra["intervals"], bars = score_intervals(sweeps, config, tuple(lay.families), reported)
+        extra["intervals"], bars = score_intervals(sweeps, config, universe.families, reported)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
     scoped_any = scoped_row.copy()
     scoped_any[transient_where] = True
-    extra["repeatability"] = _repeatability(values, where_all, scoped_any[where_all], index, conditions or {})
+    extra["repeatability"] = _repeatability(
+        values, where_all, scoped_any[where_all], index, conditions or {}, universe.slots
+    )
     transient_answers = {
         "rows": len(transient_where),
         "answered": int((~sinusoid_line).sum()),
         "compliant": int(np.isfinite(y_all[transient_where]).sum()) if transient_where else 0,
     }
     if transient_sweeps:
-        extra["diagnostics"] = diagnostics(chirp, step, summary)
-    conditions = recorded_conditions(conditions)
+        extra["diagnostics"] = diagnostics(chirp, step, summary, universe.families)
+    conditions = {**recorded_conditions(conditions), **(reference.release_identity() or {})}
     parts = phase_parts(sweeps, config.mid_band)
     if parts:
         extra["phase_parts"] = parts
@@ -408,15 +428,15 @@ def score(
             "answered_rows": answered_rows,
             "num_rows": int(y.size),
             "transient_answers": transient_answers,
-            "preset_rows": _preset_rows(preset_name, answered) if preset else None,
-            "coverage": preset_coverage(touched) if touched else None,
+            "preset_rows": _preset_rows(preset_name, answered, universe) if preset else None,
+            "coverage": preset_coverage(touched, universe) if touched else None,
             "conditions": conditions,
             "non_compliant": non_compliance(unanswered, parser, total=int(in_scope_line.sum())),
             "accuracy": accuracy,
             **extra,
         },
         provenance=provenance(reference, config, preset_name, parser),
-        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel()),
+        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel(), universe),
         chirp=chirp,
         step=step,
         step_curves=step_curves,

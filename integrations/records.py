@@ -17,7 +17,6 @@ from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.run_in import DEFAULT_RUN_IN, MAX_RUN_IN
 from mathbode.schema.keys import RowKey, row_key
-from mathbode.schema.layout import layout
 from mathbode.schema.parsing import STRICT, truncate
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import KEY_FIELDS, select_rows
@@ -52,9 +51,10 @@ class TaskRows:
 def task_rows(preset: str, families: str | list[str] = "all", reference: str | None = None) -> TaskRows:
     """A preset's rows of `families` (`all`, comma-separated names, or a list of names: inspect's
     `-T families=a,b` gives a list) from the packaged canonical rows, a release folder, or
-    `hub:ORG/NAME[@REV]`."""
-    names = layout().family_names(families if isinstance(families, str) else ",".join(map(str, families)))
-    ref = resolve_reference(names, reference)
+    `hub:ORG/NAME[@REV]` (a release of any families: `all` is all of its families)."""
+    spec = families if isinstance(families, str) else ",".join(map(str, families))
+    ref = resolve_reference(spec, reference)  # `all`: every family of the reference
+    names = list(ref.family_hashes)
     return TaskRows(preset, names, ref, select_rows(ref.table, preset))
 
 

@@ -26,6 +26,7 @@ from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.schema.keys import RowKey, row_key
 from mathbode.schema.parsing import parse_response
 from mathbode.schema.submission import validate_lines
+from mathbode.schema.universe import Universe
 
 
 class JournalError(MathBodeError):
@@ -48,12 +49,14 @@ class Journal:
     duplicates_dropped: int = 0
     #: The line of the file each answered row was read from (rows answered by this run: none).
     lines: dict[RowKey, int] = field(default_factory=dict)
+    #: The families its lines may name (the reference's; None: the canonical five).
+    universe: Universe | None = None
     _stream: IO[str] | None = None
 
     @classmethod
-    def open(cls, path: Path, fresh: bool) -> "Journal":
+    def open(cls, path: Path, fresh: bool, universe: Universe | None = None) -> "Journal":
         """Open for appending; `fresh` starts an empty file, otherwise existing answers are read."""
-        journal = cls(path)
+        journal = cls(path, universe=universe)
         if fresh or not path.exists():
             path.write_bytes(b"")
         else:
@@ -111,7 +114,7 @@ class Journal:
         ends with an invalid file and exit 0. Nothing is written to the file before this check."""
         if not kept:
             return
-        report = validate_lines(b"".join(line + b"\n" for line in kept), str(self.path))
+        report = validate_lines(b"".join(line + b"\n" for line in kept), str(self.path), self.universe)
         if report.valid:
             return
         problem = report.errors[0]

@@ -24,6 +24,7 @@ from mathbode.core.version import __version__
 from mathbode.schema.keys import RowKey, format_key, row_key
 from mathbode.schema.parsing import parse_response
 from mathbode.schema.selection import key_fields
+from mathbode.schema.universe import Universe
 
 from .client import RetriesExhausted, ask, make_client, preflight
 from .config import RunConfig
@@ -158,10 +159,13 @@ def run(
     limit: int | None = None,
     progress: Callable[[int, int], Progress] | None = None,
     catalogue: list[dict[str, Any]] | None = None,
+    universe: Universe | None = None,
 ) -> RunResult:
     """Answer every row of `rows` not yet in the journal at `output`; `context` goes into the run
     record; `catalogue`, every row of the reference, holds the prompts of the sequential run-in
-    (a chirp's comes from a sinusoid sweep a preset may not select; default `rows`)."""
+    (a chirp's comes from a sinusoid sweep a preset may not select; default `rows`); `universe`,
+    the reference's families, what a resumed file's lines are validated against (default: the
+    canonical five)."""
     config.validate()
     if output.is_dir() or output.name in ("", ".", ".."):
         raise UsageError(f"-o {output}: is a folder; give the name of the predictions file to write.")
@@ -176,7 +180,7 @@ def run(
             "give a file to write."
         )
     with OutputLock(output) as lock:
-        return _run_locked(rows, config, output, context, overwrite, limit, progress, lock, catalogue or rows)
+        return _run_locked(rows, config, output, context, overwrite, limit, progress, lock, catalogue or rows, universe)
 
 
 def _run_locked(
@@ -189,12 +193,13 @@ def _run_locked(
     progress: Callable[[int, int], Progress] | None,
     lock: OutputLock,
     catalogue: list[dict[str, Any]],
+    universe: Universe | None = None,
 ) -> RunResult:
     resume = check_resumable(output, config, overwrite)
     # The server first: a refused key or an unreachable server must not cost the existing output
     # or its run record (an --overwrite run cut a finished file to 0 lines before the key was checked).
     asyncio.run(_check_server(config))
-    journal = Journal.open(output, fresh=not resume)
+    journal = Journal.open(output, fresh=not resume, universe=universe)
     lock.hold_output()  # the file now exists (or was rewritten): lock it under every name it has
     plan = RunInPlan.of(catalogue, config.run_in) if config.run_in else None
     run_ins = RunInJournal.open(run_in_path(output), fresh=not resume, length=config.run_in) if plan else None

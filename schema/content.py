@@ -6,6 +6,11 @@ family's rows recomputed from its definition by the builder (given as `truth`, s
 does not import the builder), and each wrong row is named: file order first (a row holding
 another row's key), then `p_value` (the drive's value at the key), `prompt` (the rendering of
 that value) and `ground_truth` (the exact answer at that value).
+
+A release may hold families this installation does not know (a plugin's, not installed): `truth`
+gives None for them. Their layout and counts are checked as every family's are; their content
+cannot be, and the report says so as a warning naming the package that would check it (the
+manifest's `origin`), never as an error: such a release is valid when its layout and counts are.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from .layout import layout
 from .release_hashes import RELEASE_CONTENT_HASHES, release_content_hash
 from .report import Report
 
-#: family -> its canonical rows, recomputed from the family's definition.
-TruthRows = Callable[[str], pa.Table]
+#: family -> its canonical rows, recomputed from the family's definition (None: a family this
+#: installation does not know, whose content cannot be checked here).
+TruthRows = Callable[[str], "pa.Table | None"]
 #: The columns a row's truth is made of, in the order a reader should hear about them.
 CONTENT_COLUMNS = ("p_value", "prompt", "ground_truth")
 
@@ -67,10 +73,31 @@ def compare_rows(table: pa.Table, truth: pa.Table, report: Report, where: str) -
             )
 
 
+def unchecked_note(family: str, origin: str | None) -> tuple[str, str]:
+    """(expected, found) of the warning for a family whose content this installation cannot check."""
+    if origin:
+        package = origin.split()[0]
+        return (
+            f"rows this installation can recompute (install the plugin that defines it: pip install {package})",
+            f"{family}: content not checked: a family of {origin}, not installed here; "
+            "its layout and counts were checked",
+        )
+    return (
+        "rows this installation can recompute",
+        f"{family}: content not checked: a family this installation does not know; its layout and counts were checked",
+    )
+
+
 def check_content(
-    tables: dict[str, tuple[str, pa.Table]], hashes: dict[str, str], report: Report, truth: TruthRows | None
+    tables: dict[str, tuple[str, pa.Table]],
+    hashes: dict[str, str],
+    report: Report,
+    truth: TruthRows | None,
+    origins: dict[str, str | None] | None = None,
 ) -> bool:
-    """Check each family's rows (family -> (file, table)) against the canonical content.
+    """Check each family's rows (family -> (file, table)) against the canonical content, or, for
+    a family that is not one of the canonical five, against its truth when this installation
+    knows it (`origins`: family -> the package that defines it, from the manifest).
 
     True when every family is canonical."""
     canonical = True
@@ -80,6 +107,12 @@ def check_content(
         canonical = False
         if table.num_rows != layout().rows_per_family:
             continue  # the row count error already says what is wrong
+        known = family in RELEASE_CONTENT_HASHES
+        true_rows = truth(family) if truth is not None else None
+        if true_rows is None and not known:
+            expected, found = unchecked_note(family, (origins or {}).get(family))
+            report.warning("content-unchecked", where, "family", expected, found)
+            continue
         if truth is None:
             report.error(
                 "content",
@@ -89,17 +122,37 @@ def check_content(
                 f"rows with content {hashes[family]} (mathbode-validate names the rows that differ)",
             )
             continue
-        true_rows = truth(family)
+        if true_rows is None:  # a canonical family the truth does not know: its hash alone says it is wrong
+            report.error(
+                "content",
+                where,
+                "",
+                f"the canonical rows of {family} (content {RELEASE_CONTENT_HASHES.get(family)})",
+                f"rows with content {hashes[family]}",
+            )
+            continue
         before = report.num_errors
         compare_rows(table.select(true_rows.column_names), true_rows, report, where)
-        if report.num_errors == before:  # same values, other bytes (e.g. types): still not canonical
+        if report.num_errors == before and known:  # same values, other bytes (e.g. types): still not canonical
             report.error("content", where, "", f"content {RELEASE_CONTENT_HASHES.get(family)}", hashes[family])
     return canonical and len(tables) > 0
 
 
-def verdict(canonical: bool, hashes: dict[str, str], valid: bool = True) -> str:
-    """The one line a leaderboard keeper reads: canonical release or not."""
+def verdict(
+    canonical: bool, hashes: dict[str, str], valid: bool = True, name: str | None = None, content: str | None = None
+) -> str:
+    """The one line a leaderboard keeper reads: canonical release or not (`name` and `content`:
+    the release's, from its manifest, said for a release of other families)."""
     everything = list(layout().families)
+    others = [f for f in hashes if f not in everything]
+    if others:
+        which = f"release {name}, content {content}" if name and content else "rows"
+        if not valid:
+            return f"NOT a valid release: {which}, families {', '.join(hashes)}, fails the checks above"
+        return (
+            f"{which}: families {', '.join(hashes)}, not the canonical MathBode release "
+            "(its scores are ranked apart from the canonical release's)"
+        )
     if canonical and not valid:
         return "NOT a canonical release: its rows are the canonical content, but the release fails the checks above"
     if canonical and list(hashes) == everything:

@@ -27,6 +27,7 @@ from .manifest import CARD, MANIFEST, Manifest
 from .parquet import read_parquet
 from .release_paths import path_problem
 from .report import Report
+from .universe import is_family_name
 
 SCHEMA = "row.schema.json"
 MANIFEST_SCHEMA = "manifest.schema.json"
@@ -141,7 +142,7 @@ def _clean_table(table: pa.Table) -> dict[str, int] | None:
         return None
     key = list(layout().key)
     families = table.column("family").unique().to_pylist()
-    in_order = len(families) == 1 and families[0] in layout().families
+    in_order = len(families) == 1 and is_family_name(families[0])
     if in_order:
         # The file holds the family's keys in the release's order: valid keys, nothing to ask.
         canonical = _canonical_key_columns(families[0])
@@ -451,14 +452,15 @@ def check_release(
                 f"{manifest.content_hash}, as {MANIFEST} records it",
                 f"{combined_hash(ordered)}, the hash of the rows the data files hold",
             )
-    canonical = check_content(tables, hashes, report, truth)
+    origins = {name: entry.origin for name, entry in manifest.families.items()} if manifest else {}
+    canonical = check_content(tables, hashes, report, truth, origins)
     missing = [f for f in lay.families if f not in rows]
-    if missing:
+    if missing and all(f in lay.families for f in rows):  # a release of other families is not a partial one
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))
     report.summary["rows"] = dict(rows)
     report.summary["canonical"] = canonical and report.valid
     report.summary["text"] = [
         f"rows: {sum(rows.values()):,} in {len(rows)} families",
-        verdict(canonical, hashes, report.valid),
+        verdict(canonical, hashes, report.valid, *((manifest.name, manifest.content_hash) if manifest else ())),
     ]
     return report, read

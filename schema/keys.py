@@ -1,4 +1,7 @@
-"""Row and sweep keys: how a prediction line or a dataset row names one row of the canonical split.
+"""Row and sweep keys: how a prediction line or a dataset row names one row of a release's split.
+
+Row ids count the families of a `Universe` (see `universe`: the canonical five by default, always
+first, so their ids never change).
 
 Chirp and step rows are identified without frequency and phase (a chirp's frequency is a
 per-step value, a step has none), so those two fields are None in their keys.
@@ -7,13 +10,14 @@ per-step value, a step has none), so those two fields are None in their keys.
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
 from .layout import SINUSOID, layout
+from .universe import Universe, universe_of
 
 
 class SweepKey(NamedTuple):
@@ -108,16 +112,22 @@ def canonical_sweeps(family: str) -> tuple[SweepKey, ...]:
     )
 
 
-@cache
-def canonical_row_order() -> tuple[RowKey, ...]:
-    """Every row key in published order: families in layout order, each family's rows as its file holds them
-    (`canonical_sweep_order`, each sweep's steps in time order).
+@lru_cache(maxsize=8)
+def _row_order(universe: Universe) -> tuple[RowKey, ...]:
+    steps = range(layout().time_steps)
+    return tuple(sweep.row(t) for sweep in _sweep_order(universe) for t in steps)
+
+
+def canonical_row_order(universe: Universe | None = None) -> tuple[RowKey, ...]:
+    """Every row key in published order: families in the universe's slot order (the canonical five
+    in layout order first), each family's rows as its file holds them (`canonical_sweep_order`,
+    each sweep's steps in time order).
 
     A row's position here is the `row_id` the paper authors' evaluation code gives it (it
     concatenates the five families in this order), so this order is a promise (docs/authors-code.md).
+    A row of a canonical family has that id in every universe (see `universe`).
     """
-    steps = range(layout().time_steps)
-    return tuple(sweep.row(t) for sweep in canonical_sweep_order() for t in steps)
+    return _row_order(universe_of(universe))
 
 
 @cache
@@ -127,46 +137,63 @@ def canonical_family_keys(family: str) -> frozenset[RowKey]:
     return frozenset(sweep.row(t) for sweep in canonical_sweeps(family) for t in steps)
 
 
-@cache
-def preset_sweep_keys(preset: str) -> frozenset[SweepKey]:
-    """The sweeps a preset asks for, over every family of the layout."""
+@lru_cache(maxsize=8)
+def _preset_sweeps(preset: str, universe: Universe) -> frozenset[SweepKey]:
     lay = layout()
     return frozenset(
         SweepKey(fam, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
-        for fam in lay.families
+        for fam in universe.families
         for q, s in lay.preset_grid(preset)
     )
 
 
-@cache
-def preset_keys(preset: str) -> frozenset[RowKey]:
-    """The row keys a preset asks for, over all families."""
+def preset_sweep_keys(preset: str, universe: Universe | None = None) -> frozenset[SweepKey]:
+    """The sweeps a preset asks for, over every family of the universe (default: the canonical five)."""
+    return _preset_sweeps(preset, universe_of(universe))
+
+
+@lru_cache(maxsize=8)
+def _preset_keys(preset: str, universe: Universe) -> frozenset[RowKey]:
     steps = range(layout().time_steps)
-    return frozenset(sweep.row(t) for sweep in preset_sweep_keys(preset) for t in steps)
+    return frozenset(sweep.row(t) for sweep in _preset_sweeps(preset, universe) for t in steps)
 
 
-@cache
-def _preset_rows_per_family(preset: str) -> dict[str, int]:
+def preset_keys(preset: str, universe: Universe | None = None) -> frozenset[RowKey]:
+    """The row keys a preset asks for, over all families of the universe."""
+    return _preset_keys(preset, universe_of(universe))
+
+
+@lru_cache(maxsize=16)
+def _preset_rows_per_family(preset: str, universe: Universe) -> dict[str, int]:
     steps = layout().time_steps
-    return {family: n * steps for family, n in Counter(s.family for s in preset_sweep_keys(preset)).items()}
+    return {family: n * steps for family, n in Counter(s.family for s in _preset_sweeps(preset, universe)).items()}
 
 
-@cache
-def canonical_row_position() -> dict[RowKey, int]:
-    """Row key -> its position in `canonical_row_order` (its row_id)."""
-    return {key: i for i, key in enumerate(canonical_row_order())}
+@lru_cache(maxsize=8)
+def _row_position(universe: Universe) -> dict[RowKey, int]:
+    members = set(universe.families)
+    return {key: i for i, key in enumerate(_row_order(universe)) if key.family in members}
 
 
-@cache
-def canonical_sweep_order() -> tuple[SweepKey, ...]:
+def canonical_row_position(universe: Universe | None = None) -> dict[RowKey, int]:
+    """Row key -> its position in `canonical_row_order` (its row_id), for the universe's families."""
+    return _row_position(universe_of(universe))
+
+
+@lru_cache(maxsize=8)
+def _sweep_order(universe: Universe) -> tuple[SweepKey, ...]:
+    return tuple(sweep for fam in universe.slots for sweep in canonical_sweeps(fam))
+
+
+def canonical_sweep_order(universe: Universe | None = None) -> tuple[SweepKey, ...]:
     """Every sweep in published order: sweep number `s` holds row_ids `s * T` to `s * T + T - 1`."""
-    return tuple(sweep for fam in layout().families for sweep in canonical_sweeps(fam))
+    return _sweep_order(universe_of(universe))
 
 
-def row_key_of(row_id: int) -> RowKey:
+def row_key_of(row_id: int, universe: Universe | None = None) -> RowKey:
     """The key of one row_id (without making every key of the split, as `canonical_row_order` does)."""
     sweep, step = divmod(row_id, layout().time_steps)
-    return canonical_sweep_order()[sweep].row(step)
+    return _sweep_order(universe_of(universe))[sweep].row(step)
 
 
 class _SweepCodes(NamedTuple):
@@ -210,14 +237,18 @@ def _code(column: pa.ChunkedArray | pa.Array, values: tuple[Any, ...]) -> np.nda
 _NUMBER_KINDS = (pa.types.is_integer, pa.types.is_floating)
 
 
-def canonical_row_ids(columns: Mapping[str, pa.ChunkedArray | pa.Array]) -> np.ndarray | None:
-    """Each row's row_id from its key columns (Arrow), -1 where the key is none of the split's;
+def canonical_row_ids(
+    columns: Mapping[str, pa.ChunkedArray | pa.Array], universe: Universe | None = None
+) -> np.ndarray | None:
+    """Each row's row_id from its key columns (Arrow), -1 where the key is none of the split's (of the
+    universe's families: default, the canonical five);
     None when a column's type is not one a key can have (a string where a number goes, say).
 
     What `row_key` reads, column-wise: numbers compare by value (1 and 1.0 are one key), and a
     chirp's or step's frequency and phase are not part of its key, whatever they hold.
     """
     lay = layout()
+    universe = universe_of(universe)
     for name in lay.key:
         kind = columns[name].type
         text = name in ("family", "signal_type")
@@ -225,7 +256,10 @@ def canonical_row_ids(columns: Mapping[str, pa.ChunkedArray | pa.Array]) -> np.n
         if not (nullable or (pa.types.is_string(kind) if text else any(is_(kind) for is_ in _NUMBER_KINDS))):
             return None
     codes = _sweep_codes()
-    family = _code(columns["family"], lay.families)
+    family = _code(columns["family"], universe.families)
+    if not universe.is_canonical:  # a member's code is its slot (a mixed release's canonical ids stay canonical)
+        slots = np.array([universe.slots.index(f) for f in universe.families], dtype=np.int64)
+        family = np.where(family >= 0, slots[family], -1)
     question = _code(columns["question_id"], lay.question_ids)
     signal = _code(columns["signal_type"], codes.signals)
     amplitude = _code(columns["amplitude_scale"], codes.amplitudes)
@@ -244,35 +278,35 @@ def canonical_row_ids(columns: Mapping[str, pa.ChunkedArray | pa.Array]) -> np.n
     return np.where(known, ids, -1)
 
 
-def coverage(rows: np.ndarray) -> dict[str, Any]:
+def coverage(rows: np.ndarray, universe: Universe | None = None) -> dict[str, Any]:
     """Rows covered per family and per preset, and the presets covered completely.
 
-    `rows`: distinct row_ids of the split. Counted per sweep (a preset is a set of whole sweeps).
+    `rows`: distinct row_ids of the split (of `universe`, default the canonical one). Counted per
+    sweep (a preset is a set of whole sweeps); the universe's families only.
     """
     lay = layout()
-    sweeps = canonical_sweep_order()
+    universe = universe_of(universe)
+    sweeps = _sweep_order(universe)
     per_sweep = np.bincount(np.asarray(rows, dtype=np.int64) // lay.time_steps, minlength=len(sweeps))
-    per_family = per_sweep.reshape(len(lay.families), -1).sum(axis=1)
-    families = {
-        fam: {"rows": int(n), "of": lay.rows_per_family} for fam, n in zip(lay.families, per_family, strict=True)
-    }
-    number = _sweep_number()
+    per_slot = dict(zip(universe.slots, per_sweep.reshape(len(universe.slots), -1).sum(axis=1), strict=True))
+    families = {fam: {"rows": int(per_slot[fam]), "of": lay.rows_per_family} for fam in universe.families}
+    number = _sweep_number(universe)
     presets = {}
     for name in [*lay.presets, *lay.transient_presets]:
-        wanted = preset_sweep_keys(name)
+        wanted = _preset_sweeps(name, universe)
         have: Counter[str] = Counter()
         for sweep in wanted:
             have[sweep.family] += int(per_sweep[number[sweep]])
-        need = _preset_rows_per_family(name)
+        need = _preset_rows_per_family(name, universe)
         presets[name] = {
             "rows": sum(have.values()),
             "of": len(wanted) * lay.time_steps,
-            "families_complete": [fam for fam in lay.families if have.get(fam, 0) == need[fam]],
+            "families_complete": [fam for fam in universe.families if have.get(fam, 0) == need[fam]],
         }
     complete = [name for name, p in presets.items() if p["rows"] == p["of"]]
     return {"families": families, "presets": presets, "presets_complete": complete}
 
 
-@cache
-def _sweep_number() -> dict[SweepKey, int]:
-    return {sweep: n for n, sweep in enumerate(canonical_sweep_order())}
+@lru_cache(maxsize=8)
+def _sweep_number(universe: Universe) -> dict[SweepKey, int]:
+    return {sweep: n for n, sweep in enumerate(_sweep_order(universe))}

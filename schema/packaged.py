@@ -24,6 +24,7 @@ from .layout import layout
 from .parquet import read_parquet
 from .reference import BUILDER_SOURCE, Reference
 from .release_hashes import RELEASE_CONTENT_HASHES, RELEASE_FILE_SHA256
+from .universe import canonical_universe
 
 #: The folder of package data that holds dist/data/*.parquet (a link in the source tree).
 FOLDER = "canonical"
@@ -46,7 +47,7 @@ def packaged_rows(family: str) -> pa.Table:
     """A family's canonical rows from the package, checked against the release's content hash."""
     expected = RELEASE_CONTENT_HASHES.get(family)
     if expected is None:
-        raise ReferenceMismatchError(f"no canonical rows for {family!r}; families: {', '.join(RELEASE_CONTENT_HASHES)}")
+        raise ReferenceMismatchError(canonical_universe().unknown_family_message(family))
     try:
         data = packaged_file(family).read_bytes()
         table = read_parquet(io.BytesIO(data))
@@ -60,6 +61,12 @@ def packaged_rows(family: str) -> pa.Table:
     if found != expected:
         raise _damaged(family, f"have content {found}, not the release's {expected}")
     return table
+
+
+def packaged_truth(family: str) -> pa.Table | None:
+    """The packaged canonical rows as the truth a release folder is checked against: a canonical
+    family's rows, None for any other (its content is not this package's to check)."""
+    return packaged_rows(family) if family in RELEASE_CONTENT_HASHES else None
 
 
 def packaged_reference(families: list[str]) -> Reference:

@@ -1,22 +1,26 @@
 """The canonical rows a submission is asked and scored against, and where they came from.
 
 A `Reference` is the rows plus their provenance (the builder's own rows, a release folder, or a
-release fetched from the Hub) and each family's content hash, so a score or a run record can
-say exactly what it was measured against.
+release fetched from the Hub), the release's name and each family's content hash, so a score or
+a run record can say exactly what it was measured against. Its `universe` (the release's
+families, see `universe`) is what a submission to it may name and how its row ids count.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from mathbode.core.errors import ReferenceMismatchError, UsageError
 from mathbode.core.hashing import combined_hash
 
 from .content import TruthRows
 from .manifest import read_manifest
+from .release_hashes import RELEASE_CONTENT_HASHES, release_content_hash
+from .universe import CANONICAL_RELEASE, Universe, canonical_universe
 
 #: The `source` of the builder's own rows.
 BUILDER_SOURCE = "builder"
@@ -31,24 +35,60 @@ class Reference:
     source: str
     #: family -> content hash of its rows, in canonical order.
     family_hashes: dict[str, str]
+    #: The release's name (MANIFEST.json `name`; "MathBode" for the packaged canonical rows).
+    name: str = CANONICAL_RELEASE
+    #: Every family of the release (not only those read): what a submission to it may name.
+    universe: Universe = field(default_factory=canonical_universe)
+    #: The whole release's content hash (MANIFEST.json `content_hash`), whichever families were read.
+    release_hash: str = field(default_factory=release_content_hash)
 
     @property
     def content_hash(self) -> str:
         """One hash over the families' content hashes (the release's own when all are present)."""
         return combined_hash(list(self.family_hashes.values()))
 
+    @property
+    def is_canonical(self) -> bool:
+        """Whether every family's rows are the canonical release's (their content hash proves it)."""
+        return all(RELEASE_CONTENT_HASHES.get(f) == h for f, h in self.family_hashes.items())
+
+    def release_identity(self) -> dict[str, str] | None:
+        """The release a score on these rows is a score of, when it is not the canonical benchmark:
+        its name and content hash (a condition of a score, like the protocol); None when canonical."""
+        if self.is_canonical:
+            return None
+        return {"release": self.name, "release_content_hash": self.release_hash}
+
     def provenance(self) -> dict[str, object]:
-        return {"source": self.source, "content_hash": self.content_hash, "families": dict(self.family_hashes)}
+        return {
+            "source": self.source,
+            "release": self.name,
+            "release_content_hash": self.release_hash,
+            "content_hash": self.content_hash,
+            "families": dict(self.family_hashes),
+        }
+
+    def only(self, families: list[str]) -> Reference:
+        """The rows of `families` alone; a family the release lacks is an error."""
+        missing = [f for f in families if f not in self.family_hashes]
+        if missing:
+            raise ReferenceMismatchError(f"--reference {self.source} has no rows for {', '.join(missing)}.")
+        names = [f for f in self.family_hashes if f in families]
+        if names == list(self.family_hashes):
+            return self
+        table = self.table.filter(pc.is_in(self.table.column("family"), value_set=pa.array(names)))
+        return replace(self, table=table, family_hashes={f: self.family_hashes[f] for f in names})
 
 
 def release_reference(
     folder: str | Path,
-    families: list[str],
+    families: list[str] | None,
     source: str | None = None,
     truth: TruthRows | None = None,
     boundary: Path | None = None,
 ) -> Reference:
-    """`families` read from a release folder that passes validation (files, manifest and, with `truth`, every row)."""
+    """`families` (None: all of its families, in its universe's order) read from a release folder that
+    passes validation (files, manifest and, with `truth`, every row)."""
     from .dataset import check_release, open_table  # the release check: only a folder given needs it
 
     folder = Path(folder)
@@ -58,6 +98,9 @@ def release_reference(
     if not report.valid:
         raise ReferenceMismatchError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
     manifest = read_manifest(folder)
+    universe = Universe.of(manifest.families, manifest.name)
+    if families is None:
+        families = list(manifest.families)
     missing = [f for f in families if f not in manifest.families]
     if missing:
         raise ReferenceMismatchError(f"--reference {folder} has no rows for {', '.join(missing)}.")
@@ -68,4 +111,4 @@ def release_reference(
         for rel in manifest.family_files(name)
     )
     hashes = {name: manifest.families[name].content_hash for name in families}
-    return Reference(table, source or str(folder), hashes)
+    return Reference(table, source or str(folder), hashes, manifest.name, universe, manifest.content_hash)

@@ -23,6 +23,7 @@ from .keys import format_key, row_key_of
 from .layout import layout
 from .parquet import read_parquet
 from .report import Report
+from .universe import Universe, universe_of
 
 PARQUET_MAGIC = b"PAR1"
 ROW_ID = "row_id"
@@ -50,10 +51,10 @@ def _same(found: Any, expected: Any) -> bool:
         return False
 
 
-def read_row_id_parquet(data: bytes, report: Report) -> tuple[Answers, str | None]:
+def read_row_id_parquet(data: bytes, report: Report, universe: Universe | None = None) -> tuple[Answers, str | None]:
     """The answers of a row_id parquet (each line is its 1-based row) and its model name (when it
     has a `model` column). Every problem goes to `report`."""
-    answers = Answers.of([])
+    answers = Answers.of([], universe)
     try:
         table = read_parquet(io.BytesIO(data))
     except (OSError, pa.ArrowException, ValueError) as err:
@@ -88,7 +89,9 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[Answers, str | Non
         report.error("schema", "file", value_column, expected, f"a column of {value_type}")
         return answers, None
     lay = layout()
-    total = len(lay.families) * lay.rows_per_family
+    universe = universe_of(universe)
+    total = universe.num_rows
+    members = set(universe.families)
     checked = [c for c in lay.key if c in names]
     columns = {c: table.column(c).to_pylist() for c in {ROW_ID, value_column, *checked, "model"} & set(names)}
     first: dict[int, int] = {}
@@ -108,7 +111,10 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[Answers, str | Non
             )
             continue
         first[row_id] = i + 1
-        key = row_key_of(row_id)
+        key = row_key_of(row_id, universe)
+        if key.family not in members:  # a canonical family's ids, in a release that lacks it
+            report.error("unknown-key", where, ROW_ID, f"a row_id of a family of {universe.release}", repr(row_id))
+            continue
         wrong = [c for c in checked if not _same(columns[c][i], getattr(key, c))]
         if wrong:
             found = ", ".join(f"{c}={columns[c][i]!r}" for c in wrong)
@@ -136,6 +142,7 @@ def read_row_id_parquet(data: bytes, report: Report) -> tuple[Answers, str | Non
         response=texts,
         prediction=prediction,
         has_response=np.full(len(rows), is_text, dtype=bool),
+        universe=universe,
     )
     if len(models) > 1:
         listed = ", ".join(f"{m!r} (first in row {n})" for m, n in models.items())

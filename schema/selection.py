@@ -6,6 +6,7 @@ the same rows in the same (canonical) order.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Iterator
 
 import pyarrow as pa
@@ -20,12 +21,20 @@ KEY_FIELDS = list(layout().key)
 
 
 def select_rows(table: pa.Table, preset: str) -> list[dict[str, Any]]:
-    """Rows of `table` in a preset (sinusoid sweeps of the first K base keys), or all rows for ALL."""
+    """Rows of `table` in a preset (sinusoid sweeps of the first K base keys), or all rows for ALL,
+    whatever its families."""
     rows = table.to_pylist()
     if preset.upper() == ALL_PRESET:
         return rows
-    wanted = preset_keys(layout().preset_name(preset))
-    return [r for r in rows if row_key(r) in wanted]
+    wanted = _preset_grid(layout().preset_name(preset))
+    return [r for r in rows if row_key(r)[1:] in wanted]
+
+
+@cache
+def _preset_grid(preset: str) -> frozenset[tuple[Any, ...]]:
+    """A preset's row keys without their family: the grid is the same for every family of any release."""
+    first = layout().families[0]
+    return frozenset(key[1:] for key in preset_keys(preset) if key.family == first)
 
 
 def key_fields(row: dict[str, Any]) -> dict[str, Any]:

@@ -35,9 +35,10 @@ from .keys import canonical_row_ids, canonical_row_position, coverage, format_ke
 from .layout import layout
 from .report import Report
 from .row_id_predictions import PARQUET_MAGIC, read_row_id_parquet
+from .universe import Universe, is_family_name, other_release_hint, universe_of
 
 if TYPE_CHECKING:
-    from .compiled import CompiledSchema
+    from .compiled import CompiledSchema, SchemaError
 
 SCHEMA = "predictions.schema.json"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -54,6 +55,8 @@ class Submission:
     #: How the answers were obtained, from the lines' `meta` (`answer_format`, `prompting`), when stated.
     conditions: dict[str, str] = field(default_factory=dict)
     report: Report = field(default_factory=lambda: Report("", "submission"))
+    #: The families it may name and the row ids its answers count in (a reference's; default the canonical five).
+    universe: Universe = field(default_factory=lambda: universe_of(None))
 
     @property
     def predictions(self) -> list[Prediction]:
@@ -162,34 +165,62 @@ _KIND = {
 }
 
 
-def _with_hint(field: str, obj: dict[str, Any], found: str) -> str:
-    """A misspelt family gets the "did you mean" the build command gives."""
+def _with_hint(field: str, obj: dict[str, Any], found: str, universe: Universe) -> str:
+    """A misspelt family gets the "did you mean" the build command gives; a well-named family of
+    another release, with no --reference, how to give its release."""
     if field != "family" or not isinstance(obj.get(field), str):
         return found
-    close = _closest_family(obj[field])
-    return f"{found} (did you mean {close!r}?)" if close else found
+    close = _closest_family(obj[field], universe)
+    if close:
+        return f"{found} (did you mean {close!r}?)"
+    if universe.is_canonical and is_family_name(obj[field]):
+        return f"{found} ({other_release_hint(obj[field])})"
+    return found
 
 
 @lru_cache(maxsize=1024)  # a file repeats its misspelling on every line
-def _closest_family(value: str) -> str | None:
-    close = difflib.get_close_matches(value[:200], layout().families, n=1, cutoff=0.6)
+def _closest_family(value: str, universe: Universe) -> str | None:
+    close = difflib.get_close_matches(value[:200], universe.families, n=1, cutoff=0.6)
     return close[0] if close else None
 
 
-def read_submission(path: str | Path) -> Submission:
-    """Parse and check a submission; every problem lands in `submission.report`."""
+def _line_errors(obj: dict[str, Any], universe: Universe) -> list[SchemaError]:
+    """The schema's errors of a line, and a family the universe lacks said as the schema says a
+    value outside its `enum` (the schema itself allows any well-named family: releases differ)."""
+    from .compiled import SchemaError
+
+    errors = [e for e in _schema().errors(obj) if not (e.field == "family" and e.keyword == "pattern")]
+    family = obj.get("family")
+    if not isinstance(family, str) or family in universe.families or any(e.field == "family" for e in errors):
+        return errors
+    error = SchemaError("family", universe.enum_text(), _found(family), "enum")
+    names = list(obj)
+    after = [i for i, e in enumerate(errors) if e.field in obj and names.index(e.field) > names.index("family")]
+    errors.insert(after[0] if after else len(errors), error)
+    return errors
+
+
+def _found(value: str) -> str:
+    from .compiled import _found as found
+
+    return found(value)
+
+
+def read_submission(path: str | Path, universe: Universe | None = None) -> Submission:
+    """Parse and check a submission; every problem lands in `submission.report`. Its families are
+    those of `universe` (a reference's; default, the canonical five)."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path}: no such file. Give the path of a predictions .jsonl file.")
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a predictions file.")
     report = Report(str(path), "submission")
-    sub = Submission(path, report=report)
+    sub = Submission(path, report=report, universe=universe_of(universe))
     try:
         with open(path, "rb") as probe:
             head = probe.read(4)
         if head == PARQUET_MAGIC:
-            sub.answers, sub.model = read_row_id_parquet(path.read_bytes(), report)
+            sub.answers, sub.model = read_row_id_parquet(path.read_bytes(), report, sub.universe)
             _summarize(report, sub, lines=len(sub.answers))
             return sub
         # Line by line (gzip streamed too): memory stays flat however large the file.
@@ -203,10 +234,10 @@ def read_submission(path: str | Path) -> Submission:
     return sub
 
 
-def max_submission_lines() -> int:
+def max_submission_lines(universe: Universe | None = None) -> int:
     """The most lines a submission is read to: twice the split's rows (a line per row, say a blank
     line after each); past that a file is not a submission and reading stops."""
-    return 2 * len(layout().families) * layout().rows_per_family
+    return 2 * len(universe_of(universe).families) * layout().rows_per_family
 
 
 #: A prediction line is a few hundred bytes (a long reasoning trace, megabytes); a line beyond
@@ -277,11 +308,11 @@ class _FileState:
 
 def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
     report = sub.report
-    rows = len(layout().families) * layout().rows_per_family
+    rows = sub.universe.num_rows
     state = _FileState(sub, frozenset(load_schema(SCHEMA)["properties"]), np.zeros(rows, dtype=np.int64))
     lineno = 0
     content = False
-    max_lines = max_submission_lines()
+    max_lines = max_submission_lines(sub.universe)
     for lines in _line_batches(stream):
         if lineno == 0 and lines[0] is not None:
             lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is allowed
@@ -314,7 +345,7 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
         lineno += len(lines)
         if lineno >= max_lines:
             break
-    sub.answers = Answers.concat(state.parts)
+    sub.answers = Answers.concat(state.parts) if state.parts else Answers.of([], sub.universe)
 
     for name, values in state.seen_conditions.items():
         if len(values) > 1:
@@ -338,7 +369,7 @@ def _read_block(first: int, lines: list[bytes | None], state: _FileState) -> Non
     if answers is None:
         for lineno, raw in enumerate(lines, start=first):
             _read_line(lineno, raw, state)
-        answers = Answers.of(state.pending)
+        answers = Answers.of(state.pending, state.sub.universe)
         state.pending = []
     state.parts.append(answers)
 
@@ -411,7 +442,7 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
     model = columns.get("model")
     if model is not None and pa.types.is_string(model.type) and pc.any(pc.equal(pc.utf8_length(model), 0)).as_py():
         return None  # an empty model name
-    rows = canonical_row_ids(columns)
+    rows = canonical_row_ids(columns, state.sub.universe)
     if rows is None or (rows < 0).any() or state.first_line[rows].any():
         return None  # a key not of the split, or seen in an earlier block
     numbers = np.arange(first, first + n, dtype=np.int64)
@@ -441,6 +472,7 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
             else np.full(n, np.nan)
         ),
         has_response=has["response"],
+        universe=state.sub.universe,
     )
 
 
@@ -585,15 +617,16 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
         hint = " (JSON Lines: one object per line, not one array)" if isinstance(obj, list) else ""
         report.error("not-object", f"line {lineno}", "", "a JSON object" + hint, found)
         return
-    errors = _schema().errors(obj)
+    universe = state.sub.universe
+    errors = _line_errors(obj, universe)
     for e in errors:
-        report.error("schema", f"line {lineno}", e.field, e.expected, _with_hint(e.field, obj, e.found))
+        report.error("schema", f"line {lineno}", e.field, e.expected, _with_hint(e.field, obj, e.found, universe))
     for extra in state.extra_fields(obj):
         _warn_extra_field(report, lineno, extra)
     if errors:
         return
     key = row_key(obj)
-    row = canonical_row_position().get(key)
+    row = canonical_row_position(universe).get(key)
     if row is None:
         report.error("unknown-key", f"line {lineno}", "", "the key of a row of the canonical split", format_key(key))
         return
@@ -636,7 +669,7 @@ def _schema() -> CompiledSchema:
 
 
 def _summarize(report: Report, sub: Submission, lines: int) -> None:
-    cov = coverage(sub.answers.row)
+    cov = coverage(sub.answers.row, sub.universe)
     report.summary.update(
         lines=lines,
         predictions=len(sub.answers),
@@ -654,14 +687,14 @@ def _coverage_text(cov: dict[str, Any]) -> list[str]:
     return out
 
 
-def validate_lines(data: bytes, name: str) -> Report:
+def validate_lines(data: bytes, name: str, universe: Universe | None = None) -> Report:
     """The report of submission lines held in memory (`name` labels it): the very checks
     `read_submission` makes of a file, for a runner that must keep only lines a validator accepts."""
-    sub = Submission(Path(name), report=Report(name, "submission"))
+    sub = Submission(Path(name), report=Report(name, "submission"), universe=universe_of(universe))
     _read_lines(io.BytesIO(data), sub)
     return sub.report
 
 
-def validate_submission(path: str | Path) -> Report:
-    """The validation report of a predictions file."""
-    return read_submission(path).report
+def validate_submission(path: str | Path, universe: Universe | None = None) -> Report:
+    """The validation report of a predictions file (its families: those of `universe`)."""
+    return read_submission(path, universe).report

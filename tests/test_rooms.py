@@ -49,7 +49,8 @@ def test_registering_a_name_twice_is_an_error():
 
 @pytest.mark.parametrize("name", ["row.schema.json", "predictions.schema.json"])
 def test_schema_family_enums_come_from_the_layout(name):
-    assert load_schema(name)["properties"]["family"] == {"enum": list(layout().families)}
+    # Any well-named family (a release names its own): membership is checked against the reference in code.
+    assert load_schema(name)["properties"]["family"] == {"type": "string", "pattern": layout().family_name_pattern}
 
 
 def test_one_command_group_with_every_job():
