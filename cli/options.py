@@ -6,9 +6,8 @@ from typing import Any, Callable
 
 import click
 
-from mathbode.core.errors import MathBodeError, UnknownNameError
+from mathbode.core.errors import UnknownNameError
 from mathbode.hub.reference import resolve_reference
-from mathbode.schema.layout import layout
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import PRESET_CHOICES
 
@@ -49,13 +48,6 @@ def families_option() -> Decorator:
         help="'all' or a comma-separated list of family names (of the --reference release; default: the "
         "canonical five).",
     )
-
-
-def family_names(spec: str) -> list[str]:
-    try:
-        return layout().family_names(spec)
-    except MathBodeError as err:
-        raise click.BadParameter(str(err), param_hint="--families") from None
 
 
 def reference_rows(spec: str, reference: str | None) -> Reference:

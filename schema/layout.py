@@ -131,17 +131,6 @@ class Layout:
             raise UnknownNameError(unknown_name_message("preset", name, list(self.presets)))
         return self.presets[key]
 
-    def family_names(self, spec: str) -> list[str]:
-        """`all` or a comma-separated list of family names -> names, in canonical order, each once;
-        an unknown name is an error naming the close matches."""
-        if spec.strip() == "all":
-            return list(self.families)
-        names = [n.strip() for n in spec.split(",") if n.strip()]
-        for name in names or [spec]:
-            if name not in self.families:
-                raise UnknownNameError(unknown_name_message("family", name, list(self.families)))
-        return [f for f in self.families if f in names]
-
     def preset_name(self, name: str) -> str:
         """The canonical name of a paper or transient preset (any case); an unknown name is an error."""
         key = name.upper()
