@@ -243,7 +243,7 @@ def _answers(family: Family, report: CheckReport) -> list[sp.Expr] | None:
             "largest or smallest), or state the answer with answer=",
         )
         return None
-    lo, hi = (Fraction(x) for x in family.p_range)
+    lo, hi = (Fraction(str(x)) for x in family.p_range)
     out = []
     bounds = []
     for q in range(len(family.variants)):
@@ -287,7 +287,7 @@ def _answers(family: Family, report: CheckReport) -> list[sp.Expr] | None:
     report.facts["answer bounds on the range"] = "; ".join(
         f"q{q}: [{a:.6g}, {b:.6g}]" for q, (a, b) in enumerate(bounds)
     )
-    p0 = Fraction(family.p0)
+    p0 = Fraction(str(family.p0))
     at_centre = [family.answer_function(q).float_at(p0) for q in range(len(family.variants))]
     if len(set(at_centre)) < len(at_centre):
         report.fail("variants", f"the variants give the same answer at p0 ({at_centre}): change their constants")
@@ -369,6 +369,13 @@ def _swing_and_distortion(family: Family, table: pa.Table, report: CheckReport) 
 
 
 # -- the pin -------------------------------------------------------------------------------
+def _bare_hash(family: Family, table: pa.Table) -> str:
+    """The content hash the rows would have under the family's name without its namespace."""
+    bare = family.name.partition(".")[2]
+    index = table.schema.get_field_index("family")
+    return content_hash(table.set_column(index, "family", pa.array([bare] * table.num_rows, pa.string())))
+
+
 def _pin(family: Family, table: pa.Table, report: CheckReport) -> None:
     found = content_hash(table)
     report.facts["content hash"] = found
@@ -378,6 +385,13 @@ def _pin(family: Family, table: pa.Table, report: CheckReport) -> None:
             "unpinned",
             f"version {family.version} is not pinned: add pins={{{family.version!r}: {found!r}}} (a change of the "
             "rows then needs a new version)",
+        )
+    elif pinned != found and "." in family.name and pinned == _bare_hash(family, table):
+        report.fail(
+            "pin-namespace",
+            f"the pin {pinned} is the hash of the rows named {family.name.partition('.')[2]!r}, checked without the "
+            f"plugin's namespace; installed, the rows are named {family.name!r}: pin {found!r} (`mathbode family "
+            f"check --namespace {family.name.partition('.')[0]} FILE.py` prints it)",
         )
     elif pinned != found:
         report.fail(

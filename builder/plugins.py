@@ -53,6 +53,12 @@ class Plugins:
     packages: dict[str, str]
 
 
+def namespace_of(entry_point_name: str) -> str:
+    """The namespace an entry point's name gives: lowercase, '-' and '.' read as '_' (package-style
+    names such as `Acme-Families` become `acme_families`)."""
+    return entry_point_name.strip().lower().replace("-", "_").replace(".", "_")
+
+
 def valid_namespace(name: str) -> bool:
     """Whether `name` may be a plugin's namespace (an entry point's name)."""
     return bool(_NAMESPACE.match(name))
@@ -65,9 +71,14 @@ def _package(ep: EntryPoint) -> str:
 
 def _declared(value: Any) -> list[Any]:
     if isinstance(value, ModuleType):
-        if not hasattr(value, "FAMILIES"):
-            raise TypeError(f"module {value.__name__} has no FAMILIES (a sequence of mathbode Family objects)")
-        value = value.FAMILIES
+        if hasattr(value, "FAMILIES"):
+            value = value.FAMILIES
+        elif isinstance(getattr(value, "FAMILY", None), Family):
+            value = value.FAMILY
+        else:
+            raise TypeError(
+                f"module {value.__name__} has neither FAMILIES (a sequence of mathbode Family objects) nor FAMILY"
+            )
     if callable(value) and not isinstance(value, Family):
         value = value()
     if isinstance(value, Family):
@@ -98,7 +109,7 @@ def load_plugins(found: Iterable[EntryPoint] | None = None) -> Plugins:
     points = sorted(entry_points(group=GROUP) if found is None else found, key=lambda ep: ep.name)
     by_namespace: dict[str, list[EntryPoint]] = {}
     for ep in points:
-        by_namespace.setdefault(ep.name, []).append(ep)
+        by_namespace.setdefault(namespace_of(ep.name), []).append(ep)
     families: dict[str, Family] = {}
     problems: list[PluginProblem] = []
     packages: dict[str, str] = {}

@@ -43,8 +43,8 @@ def select_root(family: "Family", candidates: list[sp.Expr], question_id: int) -
             f"Set root= to one of {', '.join(ROOT_RULES)}, or state the answer with answer=."
         )
     p = family.parameter
-    lo, hi = (Fraction(b) for b in family.p_range)
-    centre = Fraction(family.p0)
+    lo, hi = (Fraction(str(b)) for b in family.p_range)
+    centre = Fraction(str(family.p0))
     balls = [compile_ball(c, p) for c in candidates]
     saved = ctx.prec
     ctx.prec = 80

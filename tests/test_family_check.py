@@ -180,3 +180,12 @@ def test_the_command_checks_built_in_families_by_name():
         [sys.executable, "-m", "mathbode", "family", "check", "similar_triangle"], capture_output=True, text=True
     )
     assert proc.returncode == 2 and "Did you mean 'similar_triangles'" in proc.stderr
+
+
+def test_numbers_given_as_floats_mean_the_decimals_the_prompt_prints():
+    as_text = _ladder(variants=(Variant({"L": "5"}), Variant({"L": "6.1"}), Variant({"L": "8"})), pins={})
+    as_floats = _ladder(
+        variants=(Variant({"L": 5}), Variant({"L": 6.1}), Variant({"L": 8})), p_range=(1, 3), p0=2, pins={}
+    )
+    assert as_floats.variants[1].exact()["L"] == sp.Rational(61, 10)  # not the binary float nearest 6.1
+    assert content_hash(family_table(as_floats)) == content_hash(family_table(as_text))

@@ -54,8 +54,12 @@ def test_an_attribute_entry_point_works_too(importable):
     [
         ([_ep("ghost", "no_such_module_here")], "ghost", "cannot be loaded: ModuleNotFoundError: No module named"),
         ([_ep("ghost", "json:dumps")], "ghost", "cannot be loaded: TypeError"),
-        ([_ep("ghost", "json")], "ghost", "module json has no FAMILIES"),
-        ([_ep("Acme", "acme_families")], "Acme", "must be lowercase letters, digits and _"),
+        (
+            [_ep("ghost", "json")],
+            "ghost",
+            "module json has neither FAMILIES (a sequence of mathbode Family objects) nor FAMILY",
+        ),
+        ([_ep("9lives", "acme_families")], "9lives", "must be lowercase letters, digits and _"),
         (
             [_ep("acme", "acme_families"), _ep("acme", "acme_families:FAMILIES")],
             "acme",
@@ -86,3 +90,33 @@ def test_a_plugin_family_may_not_take_another_namespace(importable, monkeypatch)
     monkeypatch.setattr(acme_families, "FAMILIES", (stolen,))
     problem = load_plugins([_ep("acme", "acme_families")]).problems[0]
     assert "is named for namespace 'other', not 'acme'" in problem.message
+
+
+def test_a_package_style_entry_point_name_is_read_as_its_namespace(importable):
+    plugins = load_plugins([_ep("Acme-Families", "acme_families")])
+    assert plugins.problems == () and next(iter(plugins.families)) == "acme_families.fuel_cost"
+
+
+def test_a_module_with_one_family_may_say_FAMILY(importable, tmp_path, monkeypatch):
+    (tmp_path / "one_family.py").write_text(
+        "import acme_families\n\nFAMILY = acme_families.FAMILIES[1]\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert list(load_plugins([_ep("acme", "one_family")]).families) == ["acme.fall_time"]
+
+
+def test_a_pin_made_without_the_namespace_is_named_for_what_it_is(importable):
+    import dataclasses
+
+    import acme_families
+
+    from mathbode.builder.family_check import check_family
+    from mathbode.builder.plugins import namespaced
+
+    bare = dataclasses.replace(acme_families.FAMILIES[2], pins={})
+    bare_hash = check_family(bare).facts["content hash"]  # what `family check FILE.py` says without --namespace
+    named = namespaced(dataclasses.replace(bare, pins={"1.0.0": bare_hash}), "acme", "acme-families 0.3.0")
+    (problem,) = check_family(named).problems
+    assert problem.code == "pin-namespace"
+    assert "is the hash of the rows named 'cooling', checked without the plugin's namespace" in problem.message
+    assert "--namespace acme FILE.py" in problem.message

@@ -52,7 +52,9 @@ class Variant:
     constants: Mapping[str, str]
 
     def exact(self) -> dict[str, sp.Rational]:
-        return {name: sp.Rational(value) for name, value in self.constants.items()}
+        # Through the text: a constant given as the float 0.1 means the 0.1 the prompt prints, not
+        # the binary fraction nearest to it.
+        return {name: sp.Rational(str(value)) for name, value in self.constants.items()}
 
 
 @dataclass(frozen=True)
@@ -184,16 +186,16 @@ class Family:
     # -- the numbers of the drive, exact ----------------------------------------------------
     @property
     def p_bounds(self) -> tuple[Decimal, Decimal]:
-        return Decimal(self.p_range[0]), Decimal(self.p_range[1])
+        return Decimal(str(self.p_range[0])), Decimal(str(self.p_range[1]))
 
     @property
     def p_center(self) -> Decimal:
-        return Decimal(self.p0)
+        return Decimal(str(self.p0))
 
     @property
     def eps(self) -> Decimal:
         if self.epsilon is not None:
-            return Decimal(self.epsilon)
+            return Decimal(str(self.epsilon))
         lo, hi = self.p_bounds
         return (hi - lo) / 2 / 10
 
