@@ -163,7 +163,7 @@ class ClosedForm:
         return answer_kind(self.expr)
 
     def ball(self, p: arb) -> arb:
-        return self._ball(p)  # type: ignore[attr-defined,no-any-return]
+        return self._ball(p)  # type: ignore[attr-defined]
 
     def _at(self, p: Fraction, decide: Callable[[Fraction, Fraction], object | None], what: str) -> object:
         point = fmpq(p.numerator, p.denominator)

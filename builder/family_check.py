@@ -102,6 +102,12 @@ def _decimal(text: object) -> Decimal | None:
     return value if value.is_finite() else None
 
 
+def _same_value(text: object) -> str:
+    """A constant as its value ("5" and "5.0" are one value), or its text when it is no number."""
+    value = _decimal(text)
+    return str(text) if value is None else str(value.normalize())
+
+
 def _places(value: Decimal) -> int:
     exponent = value.normalize().as_tuple().exponent
     return max(0, -exponent) if isinstance(exponent, int) else 0
@@ -160,9 +166,7 @@ def _definition(family: Family, report: CheckReport) -> bool:
             report.fail("constants", f"question {q} gives the parameter {family.parameter} a constant value")
     seen: dict[tuple, int] = {}
     for q, consts in enumerate(constants):
-        key = tuple(
-            sorted((k, str(_decimal(v).normalize()) if _decimal(v) is not None else v) for k, v in consts.items())
-        )
+        key = tuple(sorted((k, _same_value(v)) for k, v in consts.items()))
         if key in seen:
             report.fail("variants", f"questions {seen[key]} and {q} have the same constants: each variant must differ")
         seen.setdefault(key, q)

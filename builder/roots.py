@@ -57,11 +57,10 @@ def select_root(family: "Family", candidates: list[sp.Expr], question_id: int) -
         if rule == "positive":
             tests[i] = balls[i]
         elif rule == "negative":
-            tests[i] = lambda x, b=balls[i]: -b(x)
+            tests[i] = _negated(balls[i])
         else:
             others = [balls[j] for j in real if j != i]
-            sign = 1 if rule == "largest" else -1
-            tests[i] = lambda x, b=balls[i], others=others, sign=sign: _least([sign * (b(x) - o(x)) for o in others])
+            tests[i] = _margin(balls[i], others, 1 if rule == "largest" else -1)
     if len(real) == 1 and rule in ("largest", "smallest"):
         chosen = real  # the only real solution is the largest and the smallest
     else:
@@ -74,6 +73,16 @@ def select_root(family: "Family", candidates: list[sp.Expr], question_id: int) -
             "Choose a rule that holds for exactly one solution on the whole range, or narrow p_range."
         )
     return candidates[chosen[0]]
+
+
+def _negated(ball_of: Callable[[arb], arb]) -> Callable[[arb], arb]:
+    return lambda x: -ball_of(x)
+
+
+def _margin(ball_of: Callable[[arb], arb], others: list[Callable[[arb], arb]], sign: int) -> Callable[[arb], arb]:
+    """The smallest of sign * (candidate - other) over the others: positive where the candidate is
+    the largest (sign 1) or the smallest (sign -1)."""
+    return lambda x: _least([sign * (ball_of(x) - other(x)) for other in others])
 
 
 def _least(balls: list[arb]) -> arb:
