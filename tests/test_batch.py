@@ -319,3 +319,52 @@ def test_a_tokenizer_file_counts_the_tokens(tmp_path, smoke_rows):
     words = len(re.findall(r"\w+|[^\w\s]+", smoke_rows[0]["prompt"]))
     assert cost.prompt_tokens == words + 4 + 3 and "tokenizer.json" in cost.lines()[1]
     assert math.isfinite(cost.prompt_tokens)
+
+
+def test_vllm_run_batch_failures_in_its_one_output_file_are_null_rows(tmp_path, smoke_rows):
+    # vllm run-batch writes a failed request into its output file: status 400, no body, the
+    # message as `error` (a string, or an ErrorResponse object).
+    rows = [r for r in smoke_rows if r["family"] == "linear_solve"][:3]
+    config = RunConfig(model="m")
+    batch.write(rows, config, tmp_path / "b", {"preset": "SMOKE"})
+    ids = [batch.custom_id(r) for r in rows]
+    out = tmp_path / "results.jsonl"
+    completion = {"choices": [{"message": {"role": "assistant", "content": "[answer_start] 1.000000 [answer_end]"}}]}
+    out.write_text(
+        "".join(
+            json.dumps(x) + "\n"
+            for x in [
+                {
+                    "id": "vllm-1",
+                    "custom_id": ids[2],
+                    "error": None,
+                    "response": {"status_code": 200, "request_id": "a", "body": completion},
+                },
+                {
+                    "id": "vllm-2",
+                    "custom_id": ids[0],
+                    "error": "The model does not support Chat Completions API",
+                    "response": {"status_code": 400, "request_id": "b", "body": None},
+                },
+                {
+                    "id": "vllm-3",
+                    "custom_id": ids[1],
+                    "response": {"status_code": 400, "request_id": "c"},
+                    "error": {"object": "error", "error": {"message": "prompt too long", "code": 400}},
+                },
+            ]
+        )
+    )
+    got = batch.read(tmp_path / "b", [out])
+    assert [line.get("response") for line in got.lines] == [None, None, "[answer_start] 1.000000 [answer_end]"]
+    assert got.lines[0]["meta"]["failed"] == "400: The model does not support Chat Completions API"
+    assert got.lines[1]["meta"]["failed"] == "400: 400 prompt too long"
+    assert got.counts() == {
+        "rows": 3,
+        "requests": 3,
+        "answered": 1,
+        "failed": 2,
+        "missing": 0,
+        "compliant_rows": 1,
+        "null_rows": 2,
+    }
