@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "validate": "validate",
     "prompts": "prompts",
     "run": "run",
+    "batch": "batch",
     "baseline": "baseline",
     "score": "score",
     "convert": "convert",
@@ -47,5 +48,5 @@ class LazyGroup(click.Group):
 def mathbode() -> None:
     """MathBode: frequency-response evaluation of language models' math reasoning.
 
-    Typical order: build, validate, prompts (or run), score, push.
+    Typical order: build, validate, prompts (or run, or batch), score, push.
     """

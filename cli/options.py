@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 import click
 
-from mathbode.core.errors import UnknownNameError
+from mathbode.core.errors import UnknownNameError, UsageError
 from mathbode.hub.reference import resolve_reference
+from mathbode.runner.formats import MECHANISMS
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import PRESET_CHOICES
 
@@ -57,3 +59,51 @@ def reference_rows(spec: str, reference: str | None) -> Reference:
         return resolve_reference(spec, reference)
     except UnknownNameError as err:
         raise click.BadParameter(str(err), param_hint="--families") from None
+
+
+def system_prompt_text(value: str | None) -> str | None:
+    """--system-prompt: TEXT, or @FILE for the text of a file."""
+    if value is None or not value.startswith("@"):
+        return value
+    path = Path(value[1:])
+    try:
+        return path.read_text("utf-8")
+    except OSError as err:
+        raise UsageError(f"--system-prompt {value}: cannot read {path} ({err.strerror}).") from None
+
+
+def request_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What a request asks (decoding and answer format): the same options for `mathbode run` and
+    `mathbode batch write`, so one set of words builds the same request body."""
+    options = [
+        click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True),
+        click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True),
+        click.option("--seed", type=int, default=None, help="Sampling seed, for servers that honour it."),
+        click.option("--system-prompt", default=None, help="System message before every prompt: TEXT or @FILE."),
+        click.option(
+            "--constrain-format",
+            type=click.Choice(MECHANISMS),
+            default=None,
+            help="Ask the server to constrain answers to the answer format: gbnf (llama.cpp), vllm-regex, "
+            "sglang-regex, json-schema. The run is marked as constrained.",
+        ),
+        click.option("--one-shot", is_flag=True, help="Prepend a worked example of the answer format."),
+        click.option(
+            "--instruction-as-system",
+            is_flag=True,
+            help="Send the answer-format instruction as the system message instead of at the end of each prompt.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def tokenizer_option() -> Decorator:
+    return click.option(
+        "--tokenizer",
+        default=None,
+        metavar="FILE|tiktoken:NAME",
+        help="Count the cost's tokens with this tokenizer: a tokenizer.json file (needs tokenizers) or "
+        "tiktoken:ENCODING (needs tiktoken and its encoding offline). Default: an estimate, which says so.",
+    )

@@ -13,7 +13,7 @@ from mathbode.core.atomic import check_replaceable, real_path
 from mathbode.core.errors import MathBodeError, UsageError
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.runner.config import DEFAULT_HISTORY, PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
-from mathbode.runner.formats import MECHANISMS
+from mathbode.runner.cost import estimate, load_counter
 from mathbode.runner.progress import Progress
 from mathbode.runner.protocols import distinct_prompts
 from mathbode.runner.run import record_path, run
@@ -22,23 +22,20 @@ from mathbode.schema.keys import format_key
 from mathbode.schema.selection import select_rows
 
 from .common import CONTEXT, exit_on_error, version_option
-from .options import families_option, preset_option, reference_option, reference_rows
+from .options import (
+    families_option,
+    preset_option,
+    reference_option,
+    reference_rows,
+    request_options,
+    system_prompt_text,
+    tokenizer_option,
+)
 from .score import score_and_report
 
 
 class RunIncomplete(MathBodeError):
     """Some rows failed after every retry; the submission is partial."""
-
-
-def _system_prompt(value: str | None) -> str | None:
-    """TEXT, or @FILE for the text of a file."""
-    if value is None or not value.startswith("@"):
-        return value
-    path = Path(value[1:])
-    try:
-        return path.read_text("utf-8")
-    except OSError as err:
-        raise UsageError(f"--system-prompt {value}: cannot read {path} ({err.strerror}).") from None
 
 
 def _history(protocol: str, value: str | None) -> int | None:
@@ -86,23 +83,7 @@ def _run_in(protocol: str, value: int | None) -> int:
 @click.option(
     "--timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True, help="Seconds."
 )
-@click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True)
-@click.option("--seed", type=int, default=None, help="Sampling seed, for servers that honour it.")
-@click.option("--system-prompt", default=None, help="System message before every prompt: TEXT or @FILE.")
-@click.option(
-    "--constrain-format",
-    type=click.Choice(MECHANISMS),
-    default=None,
-    help="Ask the server to constrain answers to the answer format: gbnf (llama.cpp), vllm-regex, sglang-regex, "
-    "json-schema. The run is marked as constrained.",
-)
-@click.option("--one-shot", is_flag=True, help="Prepend a worked example of the answer format.")
-@click.option(
-    "--instruction-as-system",
-    is_flag=True,
-    help="Send the answer-format instruction as the system message instead of at the end of each prompt.",
-)
+@request_options
 @click.option(
     "--protocol",
     type=click.Choice(PROTOCOLS),
@@ -134,6 +115,13 @@ def _run_in(protocol: str, value: int | None) -> int:
     "for 1,920 rows). Repeats are how nondeterminism shows, so repeatability is then not measured.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Answer at most N of the remaining rows.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Say what the run would ask (requests, distinct prompts, prompt and completion tokens) and stop: no "
+    "request is sent, nothing is written.",
+)
+@tokenizer_option()
 @click.option("--overwrite", is_flag=True, help="Start again even if the output holds answers of another run.")
 @click.option("--score", "then_score", is_flag=True, help="Score the submission at the end (like mathbode-score).")
 @click.option(
@@ -167,6 +155,8 @@ def main(
     run_in: int | None,
     dedupe: bool,
     limit: int | None,
+    dry_run: bool,
+    tokenizer: str | None,
     overwrite: bool,
     then_score: bool,
     report: Path | None,
@@ -185,7 +175,7 @@ def main(
         temperature=temperature,
         max_tokens=max_tokens,
         seed=seed,
-        system_prompt=_system_prompt(system_prompt),
+        system_prompt=system_prompt_text(system_prompt),
         constrain_format=constrain_format,
         one_shot=one_shot,
         instruction_as_system=instruction_as_system,
@@ -211,6 +201,13 @@ def main(
     families = list(ref.family_hashes)
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}
+    if dry_run:
+        catalogue = ref.table.to_pylist() if config.run_in else None
+        cost = estimate(rows[:limit] if limit else rows, config, load_counter(tokenizer), catalogue)
+        click.echo(f"Dry run of {preset.upper()} ({', '.join(families)}) for {model}: nothing is asked or written.")
+        for line in cost.lines():
+            click.echo(line)
+        return
     distinct, note = distinct_prompts(rows), ""
     if protocol == STATELESS and not dedupe and distinct < len(rows):
         note = (

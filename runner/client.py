@@ -171,6 +171,11 @@ def parse_completion(raw: bytes) -> tuple[str, str | None, int | None, int | Non
         data = json.loads(raw)
     except (ValueError, RecursionError):
         raise NotACompletion("the body is not JSON (or nested too deep)") from None
+    return completion_fields(data)
+
+
+def completion_fields(data: Any) -> tuple[str, str | None, int | None, int | None]:
+    """`parse_completion` of a body already read as JSON (a batch output line's `response.body`)."""
     if not isinstance(data, dict):
         raise NotACompletion("the body is not a JSON object")
     if data.get("error") is not None:

@@ -1,0 +1,377 @@
+"""The stateless protocol as a batch job: OpenAI Batch API input files, and their results read back
+into a submission (`mathbode batch write` / `mathbode batch read`).
+
+A batch input file is JSON Lines, one request a line: `custom_id`, `method` (POST), `url`
+(/v1/chat/completions) and `body`, the request body exactly as `mathbode run` sends it
+(`client.request_body`). OpenAI's Batch API and `vllm run-batch` both read it. A file holds at
+most 50,000 requests and 200 MB (OpenAI's limits for a batch input file), so a larger batch is
+split into named parts, `requests-001.jsonl`, `requests-002.jsonl`, ...
+
+`custom_id` names the row it asks, readably (`linear_solve/q0/sinusoid/a0.5/f4/p0/t12`, unique in
+a release); with `--dedupe` one request asks a distinct prompt for every row that has it, named by
+its first row and the number of others (`.../t0+15`). The manifest beside the files
+(`manifest.json`) lists every row with the `custom_id` that answers it, the request parameters
+and the conditions, and the reference (name and content hash): reading needs nothing else.
+
+The results (the output file, the error file, in any order, split or not) are one JSON object a
+line: `custom_id`, `response` (`status_code`, `body`: the chat completion) and `error`. A request
+that failed (an error, a status other than 200, a body that is not a chat completion) or that no
+file answers is a line with `prediction: null` and the reason in its `meta.failed`: never a row
+silently missing. A result this batch did not ask for, or a second result for one request, is an
+error naming its file and line: nothing is written.
+
+The sequential protocol is not a batch job: each step's request carries the model's answers to
+the steps before it, which exist only once those are answered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from mathbode.core.atomic import atomic_text_file, json_line
+from mathbode.core.errors import UsageError
+from mathbode.core.version import __version__
+from mathbode.schema.parsing import parse_response
+from mathbode.schema.selection import KEY_FIELDS, key_fields
+
+from .client import NotACompletion, completion_fields, request_body
+from .config import SEQUENTIAL, RunConfig
+from .formats import unwrap
+
+ENDPOINT = "/v1/chat/completions"
+#: OpenAI's limits for one batch input file: 50,000 requests, 200 MB (read as 200,000,000 bytes,
+#: the smaller of the two readings of MB).
+MAX_REQUESTS = 50_000
+MAX_BYTES = 200_000_000
+MANIFEST = "manifest.json"
+FORMAT = "mathbode-batch"
+#: The failed results a read names one by one (the rest are counted).
+SHOWN = 5
+
+
+class BatchError(UsageError):
+    """A batch that cannot be written, or results that are not this batch's."""
+
+
+SEQUENTIAL_REFUSAL = (
+    "--protocol sequential is not a batch job: each step of a sweep is asked after the model's own answers to "
+    "the steps before it, and those answers exist only once the earlier requests are answered, so the requests "
+    "cannot all be written before the run. Run it live with `mathbode run --protocol sequential` against a "
+    "server (vLLM or SGLang behind one URL; with prefix caching a conversation's history is computed once, see "
+    'docs/running.md, "Batch APIs and vLLM"), or batch the stateless protocol.'
+)
+
+
+def custom_id(row: dict[str, Any]) -> str:
+    """A row's readable id, unique in a release: `linear_solve/q0/sinusoid/a0.5/f4/p0/t12`
+    (a chirp's or step's sweep has no frequency or phase of its own)."""
+    parts = [str(row["family"]), f"q{row['question_id']}", str(row["signal_type"]), f"a{row['amplitude_scale']:g}"]
+    if row["signal_type"] == "sinusoid":
+        parts += [f"f{row['frequency_cycles']:g}", f"p{row['phase_deg']:g}"]
+    parts.append(f"t{row['time_step']}")
+    return "/".join(parts)
+
+
+@dataclass
+class Request:
+    custom_id: str
+    prompt: str
+    rows: list[dict[str, Any]]
+
+
+def plan(rows: list[dict[str, Any]], config: RunConfig) -> list[Request]:
+    """The requests of a batch: one per row, or with `dedupe` one per distinct prompt."""
+    if config.protocol == SEQUENTIAL:
+        raise BatchError(SEQUENTIAL_REFUSAL)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row["prompt"] if config.dedupe else custom_id(row), []).append(row)
+    requests = []
+    for group in groups.values():
+        name = custom_id(group[0]) + (f"+{len(group) - 1}" if len(group) > 1 else "")
+        requests.append(Request(name, group[0]["prompt"], group))
+    if len({r.custom_id for r in requests}) != len(requests):
+        raise BatchError("two rows of the selection have the same custom_id; is a row of the reference repeated?")
+    return requests
+
+
+@dataclass
+class Part:
+    """One input file of a batch."""
+
+    name: str
+    requests: int
+    bytes: int
+    sha256: str
+
+
+@dataclass
+class Written:
+    folder: Path
+    parts: list[Part]
+    requests: int
+    rows: int
+
+    @property
+    def manifest(self) -> Path:
+        return self.folder / MANIFEST
+
+
+def _lines(requests: list[Request], config: RunConfig) -> list[bytes]:
+    return [
+        json_line(
+            {"custom_id": r.custom_id, "method": "POST", "url": ENDPOINT, "body": request_body(config, r.prompt)}
+        ).encode("utf-8")
+        for r in requests
+    ]
+
+
+def split(lines: list[bytes], max_requests: int = MAX_REQUESTS, max_bytes: int = MAX_BYTES) -> list[list[bytes]]:
+    """The lines in files of at most `max_requests` lines and `max_bytes` bytes each, in order."""
+    parts: list[list[bytes]] = [[]]
+    size = 0
+    for number, line in enumerate(lines, start=1):
+        if len(line) > max_bytes:
+            raise BatchError(f"request {number} alone is {len(line):,} bytes, more than --max-bytes {max_bytes:,}.")
+        if len(parts[-1]) >= max_requests or size + len(line) > max_bytes:
+            parts.append([])
+            size = 0
+        parts[-1].append(line)
+        size += len(line)
+    return parts
+
+
+def part_names(count: int) -> list[str]:
+    return ["requests.jsonl"] if count == 1 else [f"requests-{n:03d}.jsonl" for n in range(1, count + 1)]
+
+
+def write(
+    rows: list[dict[str, Any]],
+    config: RunConfig,
+    folder: Path,
+    context: dict[str, Any],
+    overwrite: bool = False,
+    max_requests: int = MAX_REQUESTS,
+    max_bytes: int = MAX_BYTES,
+) -> Written:
+    """Write the batch of `rows` into `folder`: its input files and its manifest."""
+    if max_requests < 1 or max_bytes < 1:
+        raise BatchError("--max-requests and --max-bytes must be at least 1.")
+    requests = plan(rows, config)
+    chunks = split(_lines(requests, config), max_requests, max_bytes)
+    if folder.exists() and not folder.is_dir():
+        raise BatchError(f"-o {folder}: is a file; give a folder for the batch's files.")
+    ours = sorted(p.name for p in folder.glob("requests*.jsonl")) + ([MANIFEST] if (folder / MANIFEST).exists() else [])
+    if ours and not overwrite:
+        raise BatchError(
+            f"-o {folder}: already holds a batch ({', '.join(ours[:3])}). Give another folder, or --overwrite."
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("requests*.jsonl"):
+        old.unlink()  # a batch split in 3 parts, rewritten in 2, must not leave a third behind
+    parts = []
+    for name, chunk in zip(part_names(len(chunks)), chunks, strict=True):
+        data = b"".join(chunk)
+        with atomic_text_file(folder / name) as stream:
+            stream.write(data.decode("utf-8"))
+        parts.append(Part(name, len(chunk), len(data), "sha256:" + hashlib.sha256(data).hexdigest()))
+    ids = {id(row): r.custom_id for r in requests for row in r.rows}
+    manifest = {
+        "format": FORMAT,
+        "package": "mathbode",
+        "version": __version__,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "endpoint": ENDPOINT,
+        "parameters": config.answer_parameters(),
+        "conditions": config.conditions(),
+        **context,
+        "limits": {"max_requests": max_requests, "max_bytes": max_bytes},
+        "files": [vars(p) for p in parts],
+        "requests": len(requests),
+        "rows": [{"custom_id": ids[id(row)], **key_fields(row)} for row in rows],
+    }
+    with atomic_text_file(folder / MANIFEST) as stream:
+        stream.write(json.dumps(manifest, indent=1) + "\n")
+    return Written(folder, parts, len(requests), len(rows))
+
+
+# -- reading ----------------------------------------------------------------------------------
+@dataclass
+class Manifest:
+    path: Path
+    data: dict[str, Any]
+
+    @classmethod
+    def open(cls, where: Path) -> "Manifest":
+        path = where / MANIFEST if where.is_dir() else where
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except FileNotFoundError:
+            raise BatchError(
+                f"{where}: no {MANIFEST}; give the folder `mathbode batch write` wrote (or its manifest)."
+            ) from None
+        except (OSError, ValueError, UnicodeDecodeError) as err:
+            raise BatchError(f"{path}: not a batch manifest ({err}).") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("rows"), list):
+            raise BatchError(f"{path}: not a batch manifest written by `mathbode batch write`.")
+        return cls(path, data)
+
+    @property
+    def config(self) -> RunConfig:
+        known = set(RunConfig.ANSWER_FIELDS)
+        return RunConfig(**{k: v for k, v in self.data["parameters"].items() if k in known})
+
+
+@dataclass
+class Result:
+    """One request's result: its text, or why there is none; and where it was read."""
+
+    where: str | None
+    text: str | None = None
+    failed: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Read:
+    lines: list[dict[str, Any]]
+    requests: int
+    answered: int
+    compliant: int
+    #: custom_id -> (where, reason), in the order read; missing requests have where None.
+    failed: dict[str, tuple[str | None, str]]
+    manifest: Manifest
+
+    def counts(self) -> dict[str, int]:
+        missing = sum(1 for where, _ in self.failed.values() if where is None)
+        return {
+            "rows": len(self.lines),
+            "requests": self.requests,
+            "answered": self.answered,
+            "failed": len(self.failed) - missing,
+            "missing": missing,
+            "compliant_rows": self.compliant,
+            "null_rows": sum(1 for line in self.lines if "prediction" in line),
+        }
+
+    def failure_lines(self) -> list[str]:
+        shown = [f"  {where or 'no result'}: {cid}: {why}" for cid, (where, why) in list(self.failed.items())[:SHOWN]]
+        more = len(self.failed) - SHOWN
+        return shown + ([f"  ... and {more:,} more (each line's meta.failed says why)"] if more > 0 else [])
+
+
+def _error_text(error: Any) -> str:
+    """An error object (OpenAI's `{code, message}`, vLLM's ErrorResponse `{error: {...}}`, a string)."""
+    if isinstance(error, dict):
+        inner = error.get("error") if isinstance(error.get("error"), dict) else error
+        code, message = inner.get("code"), inner.get("message")
+        text = " ".join(str(x) for x in (code, message) if x not in (None, ""))
+        return (text or json.dumps(error, ensure_ascii=False))[:300]
+    return str(error)[:300]
+
+
+def _result(record: dict[str, Any], where: str, config: RunConfig) -> Result:
+    error, response = record.get("error"), record.get("response")
+    if error is not None:
+        status = response.get("status_code") if isinstance(response, dict) else None
+        prefix = f"{status}: " if isinstance(status, int) else ""
+        return Result(where, failed=f"{prefix}{_error_text(error)}")
+    if not isinstance(response, dict):
+        return Result(where, failed="the result has neither a response nor an error")
+    status, body = response.get("status_code"), response.get("body")
+    if status != 200:
+        reason = _error_text(body) if body is not None else "no body"
+        return Result(where, failed=f"{status}: {reason}")
+    try:
+        text, finish, prompt_tokens, completion_tokens = completion_fields(body)
+    except NotACompletion as err:
+        return Result(where, failed=f"the response body is not a chat completion: {err}")
+    meta = {"finish_reason": finish, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+    return Result(where, text=unwrap(config.constrain_format, text), meta=meta)
+
+
+def _short(where: str | None) -> str | None:
+    """`/tmp/x/out.jsonl:12` -> `out.jsonl:12` (what a line's meta keeps)."""
+    if where is None:
+        return None
+    path, _, number = where.rpartition(":")
+    return f"{Path(path).name}:{number}"
+
+
+def _records(path: Path) -> Any:
+    try:
+        stream = path.open("rb")
+    except OSError as err:
+        raise BatchError(f"{path}: cannot be read ({err.strerror}).") from None
+    with stream:
+        for number, raw in enumerate(stream, start=1):
+            if not raw.strip():
+                continue
+            where = f"{path}:{number}"  # the messages' place; a line's meta keeps the file's name
+            try:
+                record = json.loads(raw)
+            except (ValueError, RecursionError):
+                raise BatchError(f"{where}: not JSON; is this a batch output or error file?") from None
+            if not isinstance(record, dict):
+                raise BatchError(f"{where}: not a JSON object; is this a batch output or error file?")
+            yield where, record
+
+
+def read(where: Path, results: list[Path]) -> Read:
+    """The submission lines of the batch at `where` (a folder or its manifest), from its result
+    files (output and error files, any order): every row of the batch, in the manifest's order."""
+    manifest = Manifest.open(where)
+    config = manifest.config
+    rows = manifest.data["rows"]
+    expected = {row["custom_id"] for row in rows}
+    found: dict[str, Result] = {}
+    for path in results:
+        for place, record in _records(path):
+            cid = record.get("custom_id")
+            if not isinstance(cid, str):
+                raise BatchError(f"{place}: the result has no custom_id; not a line of a batch output or error file.")
+            if cid not in expected:
+                raise BatchError(
+                    f"{place}: custom_id {cid!r} is not a request of the batch {manifest.path}; are these the results "
+                    "of another batch? Nothing was written."
+                )
+            if cid in found:
+                raise BatchError(
+                    f"{place}: a second result for custom_id {cid!r} (the first is {found[cid].where}); a request "
+                    "has one result. Give each output and error file once. Nothing was written."
+                )
+            found[cid] = _result(record, place, config)
+    conditions = config.conditions()
+    lines, seen, failed = [], set(), {}
+    answered = compliant = 0
+    for row in rows:
+        cid = row["custom_id"]
+        result = found.get(cid) or Result(None, failed="no result for this request in the files read")
+        first = cid not in seen
+        seen.add(cid)
+        line = {name: row[name] for name in KEY_FIELDS}
+        meta: dict[str, Any] = {}
+        if result.text is not None:
+            line["response"] = result.text
+            meta = dict(result.meta) if first else {}
+            answered += first
+            compliant += not math.isnan(parse_response(result.text))
+        else:
+            line["prediction"] = None
+            meta["failed"] = result.failed
+            if first:
+                failed[cid] = (result.where, result.failed)
+        line["model"] = config.model
+        meta.update(conditions)
+        if config.dedupe:
+            meta["shared"] = not first
+        meta["batch"] = {"custom_id": cid, "result": _short(result.where)}
+        line["meta"] = meta
+        lines.append(line)
+    return Read(lines, len(expected), answered, compliant, failed, manifest)
