@@ -25,9 +25,10 @@ from mathbode.core.errors import MathBodeError, UnknownNameError, unknown_name_m
 from mathbode.schema.layout import layout
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 
+from ..draws import CANONICAL_DRAWS
 from ..extended import FAMILIES as EXTENDED_DECLARED
 from ..plugins import Plugins, load_plugins
-from .base import Family, RationalFunction, Variant
+from .base import Draw, Family, RationalFunction, Variant
 
 #: The keywords of a family spec, and what each means.
 KEYWORDS = {
@@ -72,9 +73,14 @@ def _load() -> dict[str, Family]:
         problems.append(f"schema/release_hashes.py has no content hash for {', '.join(unhashed)}")
     if problems:
         raise FamilyRegistryError("The family registry does not match the layout: " + "; ".join(problems) + ".")
-    # The release's content hash of each canonical family is its pin at its version.
+    # The release's content hash of each canonical family is its pin at its version; its draws
+    # for fresh splits are declared beside the builder (its module stays the paper's).
     return {
-        name: dataclasses.replace(_REGISTERED[name], pins={_REGISTERED[name].version: RELEASE_CONTENT_HASHES[name]})
+        name: dataclasses.replace(
+            _REGISTERED[name],
+            pins={_REGISTERED[name].version: RELEASE_CONTENT_HASHES[name]},
+            draws=CANONICAL_DRAWS.get(name, {}),
+        )
         for name in declared
     }
 
@@ -168,6 +174,7 @@ def resolve_families(spec: str) -> list[Family]:
 
 
 __all__ = [
+    "Draw",
     "EXTENDED",
     "FAMILIES",
     "KEYWORDS",

@@ -26,6 +26,7 @@ from typing import Mapping, Protocol
 import sympy as sp
 
 from ..certify import CertificationError, ClosedForm, answer_kind
+from ..draws import Draw
 from ..roots import ROOT_RULES, RootRuleError, select_root
 
 
@@ -37,6 +38,7 @@ __all__ = [
     "ROOT_RULES",
     "Answer",
     "CertificationError",
+    "Draw",
     "Family",
     "FamilyDefinitionError",
     "RationalFunction",
@@ -181,6 +183,9 @@ class Family:
     pins: Mapping[str, str] = field(default_factory=dict)
     #: The installed package that defines the family ("acme-families 1.2.0"); None: built in.
     origin: str | None = None
+    #: How a fresh split draws each constant (`mathbode-build --seed`): constant -> `Draw`. A
+    #: family without draws keeps out of fresh splits.
+    draws: Mapping[str, "Draw"] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # -- the numbers of the drive, exact ----------------------------------------------------
