@@ -42,7 +42,7 @@ class Draw:
 #: The canonical families' draws (their modules stay as they are).
 CANONICAL_DRAWS: dict[str, dict[str, Draw]] = {
     "linear_solve": {"b": Draw("1", "20", "1"), "c": Draw("21", "60", "1")},
-    "ratio_saturation": {"k": Draw("1", "12", "1")},
+    "ratio_saturation": {"k": Draw("1", "15", "0.1")},
     "exponential_interest": {"A": Draw("100", "5000", "50"), "n": Draw("3", "25", "1")},
     "linear_system": {
         "b": Draw("1", "9", "1"),
@@ -51,5 +51,5 @@ CANONICAL_DRAWS: dict[str, dict[str, Draw]] = {
         "e": Draw("5", "30", "1"),
         "f": Draw("5", "30", "1"),
     },
-    "similar_triangles": {"s": Draw("2", "20", "0.5")},
+    "similar_triangles": {"s": Draw("2", "20", "0.1")},
 }

@@ -40,10 +40,12 @@ from mathbode.schema.manifest import (
     read_manifest,
     write_release_metadata,
 )
+from mathbode.schema.splits import prompts_hash
 
 from .families import EXTENDED, FAMILIES, Family, get_family
 from .family_check import check_family
 from .rows import family_columns
+from .splits import SplitPlan, canary, overlaps, seeded
 
 #: The name a release of only extended (or extended and canonical) families gets.
 EXTENDED_NAME = "MathBode-Extended"
@@ -123,6 +125,7 @@ def build_release(
     replace: bool = False,
     card_renderer: CardRenderer | None = None,
     name: str | None = None,
+    split: SplitPlan | None = None,
 ) -> BuildResult:
     """Generate `families` and write the release to `out`, replacing an older release there.
 
@@ -132,12 +135,27 @@ def build_release(
     families are generated); the command passes one that runs in a helper process. `name` is the
     release's name (default: `release_name`). Every family that is not canonical passes its check
     (`family_check`) or the build stops, naming what failed; the canonical ones are proven by
-    their content hashes instead.
+    their content hashes instead. With `split`, a fresh (or private) split: every family's
+    questions drawn from the seed (`splits.seeded`; a family without draws is left out, with a
+    warning), and its identity recorded (seed or commitment, canary, overlap with the canonical
+    release and with the splits named).
     """
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
     if not families:
         raise UsageError("No family to build: name at least one (see mathbode families).")
+    warnings: list[str] = []
+    checked = {f.name for f in families if f is not FAMILIES.get(f.name)}
+    if split is not None:
+        drawable = [f for f in families if f.draws]
+        warnings += [
+            f"{f.name}: declares no draws, so it is left out of the fresh split" for f in families if not f.draws
+        ]
+        if not drawable:
+            raise UsageError("No family of --families declares draws, so none can make a fresh split.")
+        families = [seeded(f, split.seed) for f in drawable]
+        checked = set()  # each drawn family passed its check as it was drawn
+        name = name or split.default_name(release_name(drawable))
     name = name or release_name(families)
     if not re.match(layout().release_name_pattern, name):
         raise UsageError(
@@ -152,10 +170,10 @@ def build_release(
     with atomic_folder(out, "release") as tmp, ExitStack() as stack:
         (tmp / "data").mkdir()
         timings: dict[str, float] = {}
-        warnings: list[str] = []
         entries: dict[str, FamilyEntry] = {}
         files: dict[str, FileEntry] = {}
-        generation = stack.enter_context(closing(_Generation(families, tmp, fmt)))
+        prompts_only = split is not None and split.prompts_only
+        generation = stack.enter_context(closing(_Generation(families, tmp, fmt, prompts_only, checked)))
         if card_renderer is None:
             card_classes()  # the card library's import, on this core while the families are generated
         for family, (entry, file, seconds, said) in zip(families, generation, strict=True):
@@ -164,6 +182,7 @@ def build_release(
             rel = entry.files[0]
             entries[family.name], files[rel] = entry, file
             say(f"{family.name}: {entry.num_rows:,} rows in {seconds:.2f} s -> {rel}")
+        commitment = split.commitment if split is not None else None
         manifest = Manifest(
             name=name,
             builder_version=__version__,
@@ -171,6 +190,10 @@ def build_release(
             parquet_writer=f"pyarrow {pa.__version__}",
             families=entries,
             files=files,
+            split=split.record() if split is not None else None,
+            canary=canary(commitment),
+            overlap=overlaps(tmp, files, split.against) if split is not None else None,
+            prompts_only=prompts_only,
         )
         card = (card_renderer or render_card)(manifest, [family_facts(f) for f in families])
         manifest = write_release_metadata(tmp, manifest, card)
@@ -184,19 +207,22 @@ _JOBS: list[Family] = []
 Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...]]
 
 
-def write_family(family: Family, folder: Path, fmt: str) -> Written:
+def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = False, check: bool = False) -> Written:
     """Generate one family and write its data file into `folder`: its manifest entries, the
-    seconds its rows took to generate, and what its check warned of."""
+    seconds its rows took to generate, and what its check (with `check`) warned of."""
     start = time.perf_counter()
     columns = family_columns(family)
     seconds = time.perf_counter() - start
     table = table_from_lists(columns, layout().arrow_schema)
     said: tuple[str, ...] = ()
-    if family.name not in FAMILIES:
+    if check:
         said = _checked(family, table)
+    prompts = prompts_hash(table)
+    if prompts_only:
+        table = table.drop_columns(["ground_truth"])
     rel = data_path(family.name, fmt)
     _write_table(table, folder / rel, fmt)
-    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,), family.origin)
+    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,), family.origin, prompts)
     return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds, said
 
 
@@ -217,10 +243,10 @@ class _Interrupted:
     (the build handles it), so this is an interrupt raised in the work itself."""
 
 
-def _write_job(job: tuple[int, Path, str]) -> Written | _Interrupted:
-    index, folder, fmt = job
+def _write_job(job: tuple[int, Path, str, bool, bool]) -> Written | _Interrupted:
+    index, folder, fmt, prompts_only, check = job
     try:
-        return write_family(_JOBS[index], folder, fmt)
+        return write_family(_JOBS[index], folder, fmt, prompts_only, check)
     except KeyboardInterrupt:
         return _Interrupted()
 
@@ -234,15 +260,24 @@ class _Generation:
     The work starts when this is made; iterate for the results, `close` stops the workers.
     """
 
-    def __init__(self, families: list[Family], folder: Path, fmt: str) -> None:
-        self.jobs = [(family, folder, fmt) for family in families]
+    def __init__(
+        self,
+        families: list[Family],
+        folder: Path,
+        fmt: str,
+        prompts_only: bool = False,
+        checked: frozenset[str] | set[str] = frozenset(),
+    ) -> None:
+        self.jobs = [(family, folder, fmt, prompts_only, family.name in checked) for family in families]
         workers = min(len(families), usable_cores())
         self.pool = None
         if workers >= 2 and can_fork():
             _JOBS[:] = families
             with sigint_held():  # the workers ignore Ctrl-C from their first instruction; the build handles it
                 self.pool = multiprocessing.get_context("fork").Pool(workers, initializer=ignore_sigint)
-            self.results = self.pool.imap(_write_job, [(i, folder, fmt) for i in range(len(families))])
+            self.results = self.pool.imap(
+                _write_job, [(i, folder, fmt, prompts_only, f.name in checked) for i, f in enumerate(families)]
+            )
 
     def __iter__(self) -> Iterator[Written]:
         if self.pool is None:

@@ -21,8 +21,9 @@ def size_category(num_rows: int) -> str:
     return "1M<n<10M"
 
 
-def _features() -> list[dict[str, str]]:
-    return [{"name": f.name, "dtype": _HF_DTYPES[str(f.type)]} for f in layout().arrow_schema]
+def _features(prompts_only: bool = False) -> list[dict[str, str]]:
+    fields = [f for f in layout().arrow_schema if not (prompts_only and f.name == "ground_truth")]
+    return [{"name": f.name, "dtype": _HF_DTYPES[str(f.type)]} for f in fields]
 
 
 def _config_info(name: str, files: list[str], manifest: Manifest) -> dict[str, Any]:
@@ -32,7 +33,7 @@ def _config_info(name: str, files: list[str], manifest: Manifest) -> dict[str, A
     download = sum(info[f].num_bytes for f in files)
     return {
         "config_name": name,
-        "features": _features(),
+        "features": _features(manifest.prompts_only),
         "splits": [{"name": "train", "num_bytes": num_bytes, "num_examples": num_rows}],
         "download_size": download,
         "dataset_size": num_bytes,

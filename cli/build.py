@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
@@ -47,25 +48,64 @@ from .common import CONTEXT, exit_on_error, version_option
     help="The release's name in its manifest and card (default: MathBode for canonical families, "
     "MathBode-Extended for built-in ones, else MathBode-Custom).",
 )
+@click.option(
+    "--seed",
+    default=None,
+    help="Draw a fresh split: new constants for every question from the families' draws, the same "
+    "bytes for the same seed on any machine (a label such as 2026-12 will do; a private split needs a secret one).",
+)
+@click.option(
+    "--private",
+    is_flag=True,
+    help="With --seed: record only a commitment to the seed (its sha256), never the seed.",
+)
+@click.option(
+    "--prompts-only",
+    is_flag=True,
+    help="With --seed: write the rows without ground_truth (a private split's public half).",
+)
+@click.option(
+    "--against",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="With --seed: an earlier release whose prompts in common the manifest reports (repeatable).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
-def main(families_spec: str, out: str, fmt: str, replace: bool, name: str | None, quiet: bool) -> None:
+def main(
+    families_spec: str,
+    out: str,
+    fmt: str,
+    replace: bool,
+    name: str | None,
+    seed: str | None,
+    private: bool,
+    prompts_only: bool,
+    against: tuple[str, ...],
+    quiet: bool,
+) -> None:
     """Build a MathBode release: prompts and exact ground truth for every family, signal and step.
 
     Every family that is not canonical passes its check first (see `mathbode family check`)."""
     start = time.perf_counter()
     # The card helper is forked before the builder (sympy) loads, so the two imports overlap.
+    if seed is None and (private or prompts_only or against):
+        raise click.UsageError("--private, --prompts-only and --against describe a fresh split: give --seed too.")
+    if seed is not None and not seed.strip():
+        raise click.BadParameter("give a non-empty seed", param_hint="--seed")
     with CardHelper() as helper:
         from mathbode.builder.families import resolve_families
         from mathbode.builder.release import build_release, stderr_progress
+        from mathbode.builder.splits import SplitPlan
 
         try:
             families = resolve_families(families_spec)
         except MathBodeError as err:
             raise click.BadParameter(str(err), param_hint="--families") from None
         progress = None if quiet else stderr_progress
+        split = SplitPlan(seed, private, prompts_only, tuple(Path(a) for a in against)) if seed is not None else None
         result = build_release(
-            families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render, name=name
+            families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render, name=name, split=split
         )
     for warning in result.warnings:
         click.echo(f"Warning: {warning}", err=True)
@@ -75,3 +115,9 @@ def main(families_spec: str, out: str, fmt: str, replace: bool, name: str | None
             f"Wrote {m.num_rows:,} rows of {len(m.families)} families to {result.out}/ "
             f"in {time.perf_counter() - start:.2f} s\nrelease {m.name}, content hash {m.content_hash}"
         )
+        if m.split is not None:
+            common = (m.overlap or {}).get("MathBode", {})
+            click.echo(
+                f"split {m.prompts_hash}, canary {m.canary}; prompts in common with the canonical release: "
+                f"{common.get('prompts_in_common')} of {common.get('of')}"
+            )

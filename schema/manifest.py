@@ -62,12 +62,17 @@ class FamilyEntry:
     files: tuple[str, ...]
     #: The installed package that defines the family ("acme-families 1.2.0"); None: built into mathbode.
     origin: str | None = None
+    #: `prompts_hash` of its rows: what a submission answered (the same with or without the truth).
+    prompts_hash: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"version": self.version}
         if self.origin is not None:
             out["origin"] = self.origin
-        out.update(num_rows=self.num_rows, content_hash=self.content_hash, files=list(self.files))
+        out.update(num_rows=self.num_rows, content_hash=self.content_hash)
+        if self.prompts_hash is not None:
+            out["prompts_hash"] = self.prompts_hash
+        out["files"] = list(self.files)
         return out
 
 
@@ -86,12 +91,26 @@ class Manifest:
     #: Filled in from `families` when not given.
     num_rows: int = -1
     content_hash: str = ""
+    #: The split's identity: one hash over the families' prompts hashes (filled in when they all have one).
+    prompts_hash: str = ""
+    #: How the split was drawn: {"seed": label} for a fresh split, {"seed_sha256": commitment} for a
+    #: private one; None for the canonical release.
+    split: dict[str, str] | None = None
+    #: A GUID that training-data filters can search for (also in the card's text).
+    canary: str | None = None
+    #: Prompts in common with the canonical release and with splits named at build time.
+    overlap: dict[str, dict[str, Any]] | None = None
+    #: The rows carry no `ground_truth` (a private split's public half).
+    prompts_only: bool = False
 
     def __post_init__(self) -> None:
         if self.num_rows < 0:
             object.__setattr__(self, "num_rows", sum(f.num_rows for f in self.families.values()))
         if not self.content_hash:
             object.__setattr__(self, "content_hash", combined_hash([f.content_hash for f in self.families.values()]))
+        prompts = [f.prompts_hash for f in self.families.values()]
+        if not self.prompts_hash and prompts and all(prompts):
+            object.__setattr__(self, "prompts_hash", combined_hash([h for h in prompts if h]))
 
     @property
     def data_files(self) -> dict[str, FileEntry]:
@@ -109,6 +128,7 @@ class Manifest:
             files={rel: self.files[rel] for rel in entry.files},
             num_rows=-1,
             content_hash="",
+            prompts_hash="",
         )
 
     def with_file(self, rel: str, entry: FileEntry) -> "Manifest":
@@ -121,6 +141,16 @@ class Manifest:
             out["parquet_writer"] = self.parquet_writer
         out["num_rows"] = self.num_rows
         out["content_hash"] = self.content_hash
+        if self.prompts_hash:
+            out["prompts_hash"] = self.prompts_hash
+        if self.prompts_only:
+            out["prompts_only"] = True
+        if self.split is not None:
+            out["split"] = dict(self.split)
+        if self.canary is not None:
+            out["canary"] = self.canary
+        if self.overlap is not None:
+            out["overlap"] = self.overlap
         out["families"] = {name: entry.to_json() for name, entry in self.families.items()}
         out["files"] = {rel: entry.to_json() for rel, entry in self.files.items()}
         return out
@@ -135,8 +165,20 @@ class Manifest:
             parquet_writer=raw.get("parquet_writer"),
             num_rows=raw["num_rows"],
             content_hash=raw["content_hash"],
+            prompts_hash=raw.get("prompts_hash", ""),
+            split=raw.get("split"),
+            canary=raw.get("canary"),
+            overlap=raw.get("overlap"),
+            prompts_only=bool(raw.get("prompts_only", False)),
             families={
-                name: FamilyEntry(f["version"], f["num_rows"], f["content_hash"], tuple(f["files"]), f.get("origin"))
+                name: FamilyEntry(
+                    f["version"],
+                    f["num_rows"],
+                    f["content_hash"],
+                    tuple(f["files"]),
+                    f.get("origin"),
+                    f.get("prompts_hash"),
+                )
                 for name, f in raw["families"].items()
             },
             files={

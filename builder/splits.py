@@ -1,0 +1,185 @@
+"""Fresh splits: every question of a family drawn anew from a seed, on the same grid.
+
+`mathbode-build --seed SEED` replaces each family's three variants by constants drawn from the
+ranges the family declares (`Family.draws`). The draw is a pure function of the seed, the family,
+the question and an attempt number (sha256 of them), so one seed gives the same bytes on every
+machine and under every hash seed or locale; the seed may be any label (`2026-12` for a monthly
+split). A drawn question must be a valid one, or it is drawn again (the next attempt, still
+deterministic): different constants from every canonical question (no prompt in common with the
+canonical release) and from the split's other questions, the answer real and finite on the whole
+p range and within the answer format's magnitude, a measurable swing at the smallest amplitude;
+then the whole family passes `mathbode family check` (its pin aside: a split's rows are new).
+
+A family without draws cannot make a fresh split: it is left out, and the build says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import pyarrow as pa
+
+from mathbode.core.errors import UsageError
+from mathbode.schema.dataset import open_table
+from mathbode.schema.layout import SINUSOID, Sweep, layout
+from mathbode.schema.manifest import FileEntry, read_manifest
+from mathbode.schema.packaged import packaged_rows
+from mathbode.schema.universe import CANONICAL_RELEASE
+
+from .certify import CertificationError, compile_ball, prove_over
+from .families.base import Family, FamilyDefinitionError, Variant
+from .family_check import MAX_ABS_ANSWER, MIN_SWING, check_family
+from .roots import RootRuleError
+from .rows import sweep_p_values, sweep_unit
+
+#: Attempts per question before the family is given up (a family whose draws are mostly invalid
+#: has ranges to fix, and is told so).
+MAX_ATTEMPTS = 200
+#: Where split identities (canaries) are named from: a fixed namespace of ours.
+CANARY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/mathbode/mathbode/canary")
+
+
+class SplitError(UsageError):
+    """A family that cannot make a fresh split (no draws, or draws that give no valid question)."""
+
+
+def seed_commitment(seed: str) -> str:
+    """What a private split publishes instead of its seed: a hash that binds the keeper to it.
+
+    A label such as 2026-12 is guessable from its hash: a private split needs a secret seed of
+    its own (16 random bytes, say), which only this hash reveals nothing about."""
+    return "sha256:" + hashlib.sha256(f"mathbode-split-seed\0{seed}".encode()).hexdigest()
+
+
+def canary(commitment: str | None) -> str:
+    """The canary GUID of a release: of the canonical one (no seed), or of a split's commitment
+    (so a private split's canary says nothing of its seed)."""
+    return str(uuid.uuid5(CANARY_NAMESPACE, commitment or "MathBode canonical release"))
+
+
+def _index(seed: str, family: str, question: int, attempt: int, constant: str, size: int) -> int:
+    digest = hashlib.sha256(f"{seed}\0{family}\0{question}\0{attempt}\0{constant}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % size
+
+
+def _draw(family: Family, seed: str, question: int, attempt: int) -> Variant:
+    template = family.variants[question].constants
+    return Variant(
+        {
+            name: family.draws[name].value(
+                _index(seed, family.name, question, attempt, name, family.draws[name].values())
+            )
+            for name in template
+        }
+    )
+
+
+def _key(variant: Variant) -> tuple:
+    return tuple(sorted((k, str(Fraction(str(v)))) for k, v in variant.constants.items()))
+
+
+def _question_is_valid(family: Family, question: int) -> bool:
+    """The drawn question's answer: real, finite and bounded on the whole range, and measurable."""
+    try:
+        expr = family.question_answer(question)
+        ball = compile_ball(expr, family.parameter)
+    except (FamilyDefinitionError, RootRuleError, CertificationError, ValueError, TypeError, ZeroDivisionError):
+        return False
+    lo, hi = (Fraction(str(x)) for x in family.p_range)
+    proof = prove_over(ball, lo, hi)
+    if not proof.proven or max(abs(proof.low or 0), abs(proof.high or 0)) > MAX_ABS_ANSWER:
+        return False
+    lay = layout()
+    sweep = Sweep(SINUSOID, min(lay.sinusoid_amplitudes), 1.0, 0.0)
+    unit, _ = sweep_unit(sweep, lay)
+    try:
+        answer = family.answer_function(question)
+        truth = [answer.float_at(Fraction(p)) for p in sorted(set(sweep_p_values(family, sweep, unit)))]
+    except (CertificationError, ZeroDivisionError):
+        return False
+    return (max(truth) - min(truth)) / 2 >= MIN_SWING
+
+
+def seeded(family: Family, seed: str) -> Family:
+    """`family` with its three questions drawn for the split `seed` (deterministic, checked)."""
+    missing = [name for v in family.variants for name in v.constants if name not in family.draws]
+    if not family.draws or missing:
+        raise SplitError(
+            f"family {family.name!r} declares no draw for {', '.join(sorted(set(missing))) or 'its constants'}: "
+            "give it draws={name: Draw(low, high, step)} to take part in fresh splits"
+        )
+    canonical = {_key(v) for v in family.variants}
+    for round_ in range(MAX_ATTEMPTS):
+        chosen: list[Variant] = list(family.variants)
+        for q in range(len(family.variants)):
+            for attempt in range(round_ * MAX_ATTEMPTS, (round_ + 1) * MAX_ATTEMPTS):
+                drawn = _draw(family, seed, q, attempt)
+                if _key(drawn) in canonical or _key(drawn) in {_key(v) for v in chosen[:q]}:
+                    continue
+                trial = dataclasses.replace(family, variants=(*chosen[:q], drawn, *chosen[q + 1 :]), pins={}, _cache={})
+                if _question_is_valid(trial, q):
+                    chosen[q] = drawn
+                    break
+            else:
+                raise SplitError(
+                    f"family {family.name!r}: {MAX_ATTEMPTS} draws of question {q} gave no valid question "
+                    "(a pole or complex value in range, no measurable swing): narrow its draws"
+                )
+        split = dataclasses.replace(family, variants=tuple(chosen), pins={}, _cache={})
+        report = check_family(split)
+        if all(f.code == "unpinned" for f in report.problems):
+            return split
+    raise SplitError(f"family {family.name!r}: no drawn split passed its check; narrow its draws")
+
+
+@dataclass(frozen=True)
+class SplitPlan:
+    """What `mathbode-build --seed` asks: the seed, whether it stays private, whether the rows
+    keep their truth, and the earlier splits whose overlap the manifest reports."""
+
+    seed: str
+    private: bool = False
+    prompts_only: bool = False
+    against: tuple[Path, ...] = ()
+
+    @property
+    def commitment(self) -> str:
+        return seed_commitment(self.seed)
+
+    def record(self) -> dict[str, str]:
+        """What the manifest says of the seed: the seed, or (private) only the commitment."""
+        return {"seed_sha256": self.commitment} if self.private else {"seed": self.seed}
+
+    def default_name(self, base: str) -> str:
+        """MathBode-split-2026-12 (or, private, MathBode-private-<commitment prefix>)."""
+        if self.private:
+            return f"{base}-private-{self.commitment.removeprefix('sha256:')[:12]}"
+        label = re.sub(r"[^A-Za-z0-9._-]+", "-", self.seed).strip("-.")[:40] or "seed"
+        return f"{base}-split-{label}"
+
+
+def _prompts(tables: list[pa.Table]) -> set[str]:
+    return {p for t in tables for p in t.column("prompt").to_pylist()}
+
+
+def overlaps(folder: Path, files: dict[str, FileEntry], against: tuple[Path, ...]) -> dict[str, dict[str, int]]:
+    """Distinct prompts of the release in `folder` that the canonical release (and each earlier
+    split in `against`) also holds: a fresh split's overlap, expected 0."""
+    ours = _prompts([open_table(folder / rel) for rel in files])
+    canonical = _prompts([packaged_rows(name) for name in layout().families])
+    out = {CANONICAL_RELEASE: {"prompts_in_common": len(ours & canonical), "of": len(ours)}}
+    for other in map(Path, against):
+        try:
+            manifest = read_manifest(other)
+            theirs = _prompts([open_table(other / rel) for rel in manifest.data_files])
+        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as err:
+            raise UsageError(f"--against {other}: not a release folder that can be read ({err}).") from None
+        label = f"{manifest.name} ({manifest.prompts_hash or manifest.content_hash})"
+        out[label] = {"prompts_in_common": len(ours & theirs), "of": len(ours)}
+    return out
