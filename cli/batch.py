@@ -3,6 +3,7 @@ API, `vllm run-batch`), and its results as a submission."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -117,6 +118,7 @@ def write(
     ).validate()
     counter = load_counter(tokenizer)  # a tokenizer that cannot load is refused before anything is written
     ref = reference_rows(families_spec, reference)
+    config = dataclasses.replace(config, split=ref.split_hash or None)  # every line says which split it answered
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": list(ref.family_hashes), "reference": ref.provenance()}
     written = batch.write(rows, config, output, context, overwrite, max_requests, max_bytes)

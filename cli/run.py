@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import sys
@@ -198,6 +199,7 @@ def main(
             )
         check_replaceable(report_folder, "report", "--report")
     ref = reference_rows(families_spec, reference)
+    config = dataclasses.replace(config, split=ref.split_hash or None)  # every line says which split it answered
     families = list(ref.family_hashes)
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}

@@ -12,7 +12,7 @@ import numpy as np
 
 from mathbode.core.atomic import check_replaceable
 from mathbode.core.digests import file_sha256
-from mathbode.core.errors import MathBodeError, UsageError
+from mathbode.core.errors import MathBodeError, ReferenceMismatchError, UsageError
 from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.background import BackgroundPlotter
 from mathbode.evaluator.compare import describe, groups, neighbour_tests
@@ -38,6 +38,9 @@ from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
+from mathbode.schema.reference import Reference
+from mathbode.schema.release_hashes import RELEASE_PROMPTS_HASH
+from mathbode.schema.splits import split_mismatch
 from mathbode.schema.submission import read_submission
 
 from .common import CONTEXT, exit_on_error, version_option
@@ -294,10 +297,31 @@ def _score_files(
     answered = {int(f) for s in submissions for f in np.unique(s.answers.row // lay.rows_per_family)}
     families = [f for n, f in enumerate(slots) if n in answered]
     ref = release.only(families) if release else resolve_reference(families, None)
+    check_splits(submissions, ref, reference)
     labels = _labels(list(predictions), [s.model for s in submissions])
     results = []
     for path, s, label, digest in zip(predictions, submissions, labels, digests, strict=True):
-        r = score(s.answers, ref, label, s.model, preset, config, s.conditions, parser, resamples)
-        r.provenance["input"] = {"file": str(path), "sha256": digest}
+        how = {k: v for k, v in s.conditions.items() if k != "split"}  # the split is provenance, checked above
+        r = score(s.answers, ref, label, s.model, preset, config, how, parser, resamples)
+        r.provenance["input"] = {"file": str(path), "sha256": digest, "split": s.conditions.get("split")}
         results.append(r)
     return results
+
+
+def check_splits(submissions: list, ref: Reference, reference: str | None) -> None:
+    """Refuse a submission recorded as answering another split than the reference's; warn of one
+    that records none (written by hand: whether it answered this split cannot be known) when the
+    reference is not the canonical release (whose rows a file of no split has always meant)."""
+    where = reference or "(the canonical release)"
+    for s in submissions:
+        recorded = s.conditions.get("split")
+        problem = split_mismatch(recorded, ref.split_hash, where, str(s.path)) if ref.split_hash else None
+        if problem:
+            raise ReferenceMismatchError(problem)
+        if recorded is None and ref.split_hash != RELEASE_PROMPTS_HASH:
+            click.echo(
+                f"Warning: {s.path} does not say which split it answered (no meta.split; written by hand?). It is "
+                f"scored against {ref.name} {ref.split_hash or ''}: answers to another split of the same grid "
+                "would score as a bad model.".replace("  ", " "),
+                err=True,
+            )

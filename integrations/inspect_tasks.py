@@ -209,6 +209,8 @@ def mathbode_task(
             "families": found.families,
             "reference": found.reference.provenance(),
             **request_config(protocol, window, one_shot, lead).conditions(),
+            # The split the samples come from: `mathbode convert` records it on every line.
+            **({"split": found.reference.split_hash} if found.reference.split_hash else {}),
         },
     )
 

@@ -66,6 +66,9 @@ class RunConfig:
     #: Sequential only: steps asked before each sweep's step 0 and never scored, so the measured
     #: steps start in steady state (see `run_in`); 0 starts cold.
     run_in: int = 0
+    #: The split the prompts come from (the reference's `prompts_hash`), recorded on every line so a
+    #: submission is never scored against another split.
+    split: str | None = None
 
     #: The environment variable holding the API key (its value is never recorded).
     api_key_env: str = "OPENAI_API_KEY"
@@ -169,4 +172,6 @@ class RunConfig:
             out["run_in"] = str(self.run_in)
         if self.dedupe:
             out["dedupe"] = "yes"  # repeats of a prompt share one answer: repeatability is not measured
+        if self.split:
+            out["split"] = self.split
         return out

@@ -19,7 +19,8 @@ from mathbode.core.hashing import combined_hash
 
 from .content import TruthRows
 from .manifest import read_manifest
-from .release_hashes import RELEASE_CONTENT_HASHES, release_content_hash
+from .release_hashes import RELEASE_CONTENT_HASHES, RELEASE_PROMPTS_HASH, release_content_hash
+from .splits import prompts_hash, split_hash
 from .universe import CANONICAL_RELEASE, Universe, canonical_universe
 
 #: The `source` of the builder's own rows.
@@ -41,6 +42,11 @@ class Reference:
     universe: Universe = field(default_factory=canonical_universe)
     #: The whole release's content hash (MANIFEST.json `content_hash`), whichever families were read.
     release_hash: str = field(default_factory=release_content_hash)
+    #: The split's identity (MANIFEST.json `prompts_hash`): what a submission records it answered;
+    #: "" for an old release that does not say and was not read whole.
+    split_hash: str = RELEASE_PROMPTS_HASH
+    #: The rows carry no ground truth (a prompts-only release): they can be asked, not scored.
+    prompts_only: bool = False
 
     @property
     def content_hash(self) -> str:
@@ -64,6 +70,7 @@ class Reference:
             "source": self.source,
             "release": self.name,
             "release_content_hash": self.release_hash,
+            "split": self.split_hash,
             "content_hash": self.content_hash,
             "families": dict(self.family_hashes),
         }
@@ -111,4 +118,22 @@ def release_reference(
         for rel in manifest.family_files(name)
     )
     hashes = {name: manifest.families[name].content_hash for name in families}
-    return Reference(table, source or str(folder), hashes, manifest.name, universe, manifest.content_hash)
+    split = manifest.prompts_hash
+    if not split and families == list(manifest.families):  # a release from before splits had names
+        split = split_hash([prompts_hash(read_family(table, name)) for name in families])
+    return Reference(
+        table,
+        source or str(folder),
+        hashes,
+        manifest.name,
+        universe,
+        manifest.content_hash,
+        split,
+        manifest.prompts_only,
+    )
+
+
+def read_family(table: pa.Table, family: str) -> pa.Table:
+    import pyarrow.compute as pc
+
+    return table.filter(pc.equal(table.column("family"), family))

@@ -30,6 +30,11 @@ RELEASE_FILE_SHA256 = {
 }
 
 
+#: The canonical release's split identity (MANIFEST.json `prompts_hash`): the hash of its prompts,
+#: which every submission answered on it records (`schema.splits`). A test checks it against dist/.
+RELEASE_PROMPTS_HASH = "sha256:df5b51618b11a8fbf801a240966aa33368e45e883f5fe680968c058deaaad834"
+
+
 def release_content_hash() -> str:
     """The canonical release's `content_hash` (as in its MANIFEST.json), from the families' hashes in layout order."""
     return combined_hash(list(RELEASE_CONTENT_HASHES.values()))

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 SCHEMA = "predictions.schema.json"
 GZIP_MAGIC = b"\x1f\x8b"
 #: `meta` fields that change what a score means; one value per file (see the runner's options).
-CONDITIONS = ("answer_format", "prompting", "protocol", "history", "run_in", "dedupe")
+CONDITIONS = ("answer_format", "prompting", "protocol", "history", "run_in", "dedupe", "split")
 
 
 @dataclass

@@ -20,6 +20,7 @@ from mathbode.cli.run import main as run_cli
 from mathbode.runner.run import record_path
 from mathbode.schema import layout, read_submission, validate_submission
 from mathbode.schema.keys import row_key
+from mathbode.schema.release_hashes import RELEASE_PROMPTS_HASH
 from mathbode.schema.selection import select_rows
 
 from .fixtures.stub_openai import StubOpenAI
@@ -76,7 +77,9 @@ def test_a_smoke_run_of_the_truth_is_a_valid_submission_scoring_1(stub, tmp_path
         "answer_format",
         "prompting",
         "protocol",
+        "split",
     }
+    assert first["meta"]["split"] == RELEASE_PROMPTS_HASH  # the split it answered: the canonical one
     assert first["meta"]["answer_format"] == "free" and first["meta"]["prompting"] == "zero-shot"
     assert first["meta"]["protocol"] == "stateless"
     scores = json.loads((tmp_path / "pred-report" / "scores.json").read_text())
