@@ -41,13 +41,16 @@ class Draw:
 
 #: The canonical families' draws (their modules stay as they are).
 CANONICAL_DRAWS: dict[str, dict[str, Draw]] = {
-    "linear_solve": {"b": Draw("1", "20", "1"), "c": Draw("21", "60", "1")},
-    "ratio_saturation": {"k": Draw("1", "15", "0.1")},
+    # Wide enough that two questions seldom share c - b (the same answer) or k (the same question).
+    "linear_solve": {"b": Draw("1", "20", "1"), "c": Draw("21", "99", "1")},
+    "ratio_saturation": {"k": Draw("1", "40", "0.1")},
     "exponential_interest": {"A": Draw("100", "5000", "50"), "n": Draw("3", "25", "1")},
+    # b*c < d keeps the pole a = b*c/d of x below the range [1, 5] (as in the released variants); d
+    # from 1 to 9 put it inside for most draws.
     "linear_system": {
-        "b": Draw("1", "9", "1"),
-        "c": Draw("1", "9", "1"),
-        "d": Draw("1", "9", "1"),
+        "b": Draw("1", "4", "1"),
+        "c": Draw("1", "3", "1"),
+        "d": Draw("7", "40", "1"),
         "e": Draw("5", "30", "1"),
         "f": Draw("5", "30", "1"),
     },

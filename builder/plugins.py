@@ -101,7 +101,7 @@ def namespaced(family: Family, namespace: str, package: str) -> Family:
             f"family name {bare!r} is not valid: use lowercase letters, digits and _, starting with a letter "
             "(at most 48 characters)"
         )
-    return dataclasses.replace(family, name=full, origin=package, _cache={})
+    return dataclasses.replace(family, name=full, origin=package)
 
 
 def load_plugins(found: Iterable[EntryPoint] | None = None) -> Plugins:

@@ -122,7 +122,7 @@ def seeded(family: Family, seed: str) -> Family:
                 drawn = _draw(family, seed, q, attempt)
                 if _key(drawn) in canonical or _key(drawn) in {_key(v) for v in chosen[:q]}:
                     continue
-                trial = dataclasses.replace(family, variants=(*chosen[:q], drawn, *chosen[q + 1 :]), pins={}, _cache={})
+                trial = dataclasses.replace(family, variants=(*chosen[:q], drawn, *chosen[q + 1 :]), pins={})
                 if _question_is_valid(trial, q):
                     chosen[q] = drawn
                     break
@@ -131,7 +131,7 @@ def seeded(family: Family, seed: str) -> Family:
                     f"family {family.name!r}: {MAX_ATTEMPTS} draws of question {q} gave no valid question "
                     "(a pole or complex value in range, no measurable swing): narrow its draws"
                 )
-        split = dataclasses.replace(family, variants=tuple(chosen), pins={}, _cache={})
+        split = dataclasses.replace(family, variants=tuple(chosen), pins={})
         report = check_family(split)
         if all(f.code == "unpinned" for f in report.problems):
             return split

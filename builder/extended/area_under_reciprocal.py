@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 b, k = sp.symbols("b k")
 
@@ -23,6 +23,8 @@ FAMILY = Family(
         Variant({"k": "7.5"}),
         Variant({"k": "12"}),
     ),
+    # Fresh splits: k > 0: a positive area that moves with b.
+    draws={"k": Draw("0.5", "20.0", "0.1")},
     template=(
         "Find the area of the region bounded by the curve y = {k}/x, the x-axis, and the vertical lines x = 1 "
         "and x = {p}. Equivalently, evaluate the definite integral of {k}/x with respect to x from 1 to {p}."

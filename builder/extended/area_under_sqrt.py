@@ -3,7 +3,7 @@ driven (calculus, rational power)."""
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 b, a = sp.symbols("b a")
 
@@ -24,6 +24,8 @@ FAMILY = Family(
         Variant({"a": "1"}),
         Variant({"a": "2.5"}),
     ),
+    # Fresh splits: a stays below the smallest upper bound 4, so the region lies between a and b on the whole range.
+    draws={"a": Draw("0.0", "3.9", "0.1")},
     template=(
         "Find the area of the region bounded by the curve y = sqrt(x), the x-axis, and the vertical lines "
         "x = {a} and x = {p}. Equivalently, evaluate the definite integral of sqrt(x) with respect to x from "

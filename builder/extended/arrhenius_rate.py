@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 T, A, Ea = sp.symbols("T A Ea")
 
@@ -31,6 +31,9 @@ FAMILY = Family(
         Variant({"A": "4", "Ea": "65"}),
         Variant({"A": "1.2", "Ea": "40"}),
     ),
+    # Fresh splits: ordinary activation energies; above about 70 kJ/mol (with A near 10**10) the rate is too
+    # small to swing by 1e-3 over the drive.
+    draws={"A": Draw("1.0", "5.0", "0.1"), "Ea": Draw("40", "65", "1")},
     template=(
         "A first-order reaction follows the Arrhenius equation k = A * exp(-Ea / (R * T)) with pre-exponential "
         "factor A = {A} x 10^10 per second and activation energy Ea = {Ea} kJ/mol. Take R = 8.314 J/(mol K). "

@@ -3,7 +3,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 V, k = sp.symbols("V k")
 
@@ -27,6 +27,8 @@ FAMILY = Family(
         Variant({"k": "3.5"}),
         Variant({"k": "0.5"}),
     ),
+    # Fresh splits: from a flat box (height half the side) to a tall one (five times the side).
+    draws={"k": Draw("0.5", "5.0", "0.1")},
     template=(
         "A closed box has a square base, and its height is {k} times the length of a side of the base. "
         "The volume of the box is {p} cubic centimetres. How long is a side of the base, in cm?"

@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 rate, P, t = sp.symbols("rate P t")
 
@@ -23,6 +23,8 @@ FAMILY = Family(
         Variant({"P": "2500", "t": "4"}),
         Variant({"P": "600", "t": "25"}),
     ),
+    # Fresh splits: savings deposits over 1 to 30 years: at most about 150,000 dollars on the range.
+    draws={"P": Draw("100", "10000", "100"), "t": Draw("1", "30", "1")},
     template=(
         "A deposit of {P} dollars earns interest at a nominal annual rate of {p}%, compounded continuously. "
         "Nothing else is deposited or withdrawn. How many dollars are in the account after {t} years?"

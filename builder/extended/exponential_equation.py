@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 y, b, x = sp.symbols("y b x")
 
@@ -25,5 +25,7 @@ FAMILY = Family(
         Variant({"b": "3"}),
         Variant({"b": "1.5"}),
     ),
+    # Fresh splits: a base above 1 (b = 1 has no solution); up to 10 the answer still swings by more than 0.01.
+    draws={"b": Draw("1.1", "10.0", "0.1")},
     template="Solve the equation {b}^x = {p} for the real number x. What is the value of x?",
 )

@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 A, d, w = sp.symbols("A d w")
 
@@ -29,6 +29,8 @@ FAMILY = Family(
         Variant({"d": "5.5"}),
         Variant({"d": "8"}),
     ),
+    # Fresh splits: d > 0: the garden is longer than it is wide.
+    draws={"d": Draw("0.5", "20.0", "0.1")},
     template=(
         "A rectangular garden is {d} m longer than it is wide, and its area is {p} square metres. "
         "How wide is the garden, in metres?"

@@ -3,7 +3,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 x, mu, sigma = sp.symbols("x mu sigma")
 
@@ -28,6 +28,9 @@ FAMILY = Family(
         Variant({"mu": "166.5", "sigma": "7"}),
         Variant({"mu": "176", "sigma": "10"}),
     ),
+    # Fresh splits: adult heights; the drive's centre stays within two standard deviations of the mean, where the
+    # probability still moves.
+    draws={"mu": Draw("160.0", "180.0", "0.5"), "sigma": Draw("5.0", "12.0", "0.1")},
     template=(
         "The heights of adults in a population are normally distributed with mean {mu} cm and standard "
         "deviation {sigma} cm. What is the probability that a randomly chosen adult from this population is "

@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 L, g = sp.symbols("L g")
 
@@ -24,6 +24,8 @@ FAMILY = Family(
         Variant({"g": "3.71"}),
         Variant({"g": "1.62"}),
     ),
+    # Fresh splits: plausible bodies, from the Moon (1.62) through Mars (3.71) and the Earth (9.81) to Jupiter (24.79).
+    draws={"g": Draw("1.00", "25.00", "0.01")},
     template=(
         "An ideal simple pendulum of length {p} m swings with small oscillations at a place where the "
         "acceleration due to gravity is {g} m/s^2. Using the small-angle approximation, what is its period "

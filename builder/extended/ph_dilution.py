@@ -3,7 +3,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 W, c, V = sp.symbols("W c V")
 
@@ -27,6 +27,9 @@ FAMILY = Family(
         Variant({"c": "0.5", "V": "20"}),
         Variant({"c": "0.02", "V": "80"}),
     ),
+    # Fresh splits: laboratory acid, 0.01 to 1 mol/L; V below the smallest final volume 200 mL (a dilution), and the pH
+    # stays below about 4.1, where the autoionization of water is negligible.
+    draws={"c": Draw("0.01", "1.00", "0.01"), "V": Draw("5", "150", "5")},
     template=(
         "{V} mL of a {c} mol/L hydrochloric acid solution (a strong acid, fully dissociated) is diluted with "
         "pure water to a total volume of {p} mL. Ignoring the autoionization of water, what is the pH of the "

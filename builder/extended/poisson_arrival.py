@@ -3,7 +3,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 t, lam = sp.symbols("t lam")
 
@@ -27,6 +27,8 @@ FAMILY = Family(
         Variant({"lam": "7.5"}),
         Variant({"lam": "1.2"}),
     ),
+    # Fresh splits: a help desk's 0.5 to 20 calls an hour: the probability still moves at both ends.
+    draws={"lam": Draw("0.5", "20.0", "0.1")},
     template=(
         "Calls arrive at a help desk as a Poisson process with an average rate of {lam} calls per hour. "
         "What is the probability that at least one call arrives in a window of {p} minutes? "

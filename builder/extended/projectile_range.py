@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 theta, v = sp.symbols("theta v")
 
@@ -30,6 +30,8 @@ FAMILY = Family(
         Variant({"v": "20"}),
         Variant({"v": "8.5"}),
     ),
+    # Fresh splits: a thrown or kicked ball.
+    draws={"v": Draw("5.0", "30.0", "0.1")},
     template=(
         "A ball is launched from level ground at a speed of {v} m/s and an angle of {p} degrees above the "
         "horizontal. Ignore air resistance and take the acceleration due to gravity as 9.81 m/s^2. How far from "

@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 run, h = sp.symbols("run h")
 
@@ -23,6 +23,8 @@ FAMILY = Family(
         Variant({"h": "2.5"}),
         Variant({"h": "0.8"}),
     ),
+    # Fresh splits: rises of 0.2 to 3 m.
+    draws={"h": Draw("0.20", "3.00", "0.05")},
     template=(
         "A straight wheelchair ramp rises {h} m in height over a horizontal distance of {p} m. "
         "What angle does the ramp make with the horizontal ground, in degrees?"

@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 t, V0, R, C = sp.symbols("t V0 R C")
 
@@ -25,6 +25,9 @@ FAMILY = Family(
         Variant({"V0": "9", "R": "22", "C": "33"}),
         Variant({"V0": "5", "R": "4.7", "C": "68"}),
     ),
+    # Fresh splits: time constants R*C from 80 ms to 3 s around the drive's 400 ms: a faster discharge has no voltage
+    # left to swing.
+    draws={"V0": Draw("3", "24", "1"), "R": Draw("4.0", "30.0", "0.1"), "C": Draw("20", "100", "1")},
     template=(
         "A {C} microfarad capacitor charged to {V0} V is connected at time zero across a {R} kilohm resistor "
         "and discharges through it (an ideal RC circuit, no other components). What is the voltage across the "

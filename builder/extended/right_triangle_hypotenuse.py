@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 leg, a = sp.symbols("leg a")
 
@@ -23,6 +23,8 @@ FAMILY = Family(
         Variant({"a": "7.5"}),
         Variant({"a": "12"}),
     ),
+    # Fresh splits: the other leg from 1 to 20 cm.
+    draws={"a": Draw("1.0", "20.0", "0.1")},
     template=(
         "A right triangle has two legs (the sides that meet at the right angle) of lengths {a} cm and {p} cm. "
         "How long is its hypotenuse, in cm?"

@@ -3,7 +3,7 @@ driven (finance, logarithm)."""
 
 import sympy as sp
 
-from ..families.base import Family, Variant
+from ..families.base import Draw, Family, Variant
 
 target, P, r = sp.symbols("target P r")
 
@@ -27,6 +27,9 @@ FAMILY = Family(
         Variant({"P": "2500", "r": "3.5"}),
         Variant({"P": "4000", "r": "6"}),
     ),
+    # Fresh splits: the deposit below the smallest target, 6,000 dollars (the balance has to grow to it); rates
+    # of 1 to 10 percent.
+    draws={"P": Draw("500", "5500", "100"), "r": Draw("1.0", "10.0", "0.1")},
     template=(
         "An investor deposits {P} dollars in an account that pays a nominal annual interest rate of {r}%, "
         "compounded continuously. Nothing else is deposited or withdrawn. How many years (a real number, not "

@@ -186,7 +186,9 @@ class Family:
     #: How a fresh split draws each constant (`mathbode-build --seed`): constant -> `Draw`. A
     #: family without draws keeps out of fresh splits.
     draws: Mapping[str, "Draw"] = field(default_factory=dict)
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    # Not an init field: `dataclasses.replace(family, variants=...)` (a fresh split, a plugin's namespace)
+    # then starts with an empty cache instead of the first family's answers.
+    _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     # -- the numbers of the drive, exact ----------------------------------------------------
     @property
