@@ -10,19 +10,20 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import pyarrow as pa
 
-from mathbode.core.errors import ReferenceMismatchError
+from mathbode.core.errors import ReferenceMismatchError, UsageError
 from mathbode.core.hashing import content_hash
 from mathbode.schema.layout import layout
 from mathbode.schema.reference import BUILDER_SOURCE, Reference
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 from mathbode.schema.selection import key_fields
 
-from .families import get_family
+from .families import Family, get_family
 from .rows import family_table
+from .splits import seed_commitment, seeded
 
 BASELINE_MODEL = "symbolic-baseline"
 
@@ -54,10 +55,11 @@ def true_rows(family: str) -> pa.Table:
     return family_table(get_family(family))
 
 
-def exact_digits(row: dict[str, Any]) -> int:
+def exact_digits(row: dict[str, Any], families: Mapping[str, Family] | None = None) -> int:
     """A row's exact answer times 10**decimals of the answer format, truncated toward zero: from its
-    family's answer at the rendered p (not the rounded float), exact or certified."""
-    family = get_family(row["family"])
+    family's answer at the rendered p (not the rounded float), exact or certified. `families`: the
+    definitions to use (a fresh split's drawn families) instead of the registry's."""
+    family = families[row["family"]] if families and row["family"] in families else get_family(row["family"])
     p = Decimal(repr(row["p_value"]))  # the shortest repr of a float of few decimals is the rendered text
     return family.answer_function(row["question_id"]).truncated(Fraction(p), layout().answer_decimals)
 
@@ -77,9 +79,31 @@ def answer_text(value: Fraction) -> str:
     return digits_text(-scaled if value < 0 else scaled)
 
 
-def baseline_lines(rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """The symbolic solver's submission lines for `rows` (any family this installation knows)."""
+def baseline_lines(
+    rows: list[dict[str, Any]], families: Mapping[str, Family] | None = None, split: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """The symbolic solver's submission lines for `rows` (any family this installation knows, or
+    the drawn `families` of a fresh split; `split`: the split recorded on each line)."""
     lay = layout()
     for row in rows:
-        response = f"{lay.answer_start} {digits_text(exact_digits(row))} {lay.answer_end}"
-        yield {**key_fields(row), "response": response, "model": BASELINE_MODEL}
+        response = f"{lay.answer_start} {digits_text(exact_digits(row, families))} {lay.answer_end}"
+        line = {**key_fields(row), "response": response, "model": BASELINE_MODEL}
+        if split:
+            line["meta"] = {"split": split}
+        yield line
+
+
+def split_families(names: list[str], split: Mapping[str, str] | None, seed: str | None = None) -> dict[str, Family]:
+    """The drawn families of a fresh split (empty for the canonical release): from its published
+    seed, or, for a private split, from `seed` (which must match the split's commitment)."""
+    if not split:
+        return {}
+    if "seed" in split:
+        seed = split["seed"]
+    elif seed is None:
+        raise UsageError(
+            "--reference is a private split: its seed is not published. Its keeper gives it with --seed SEED."
+        )
+    elif seed_commitment(seed) != split.get("seed_sha256"):
+        raise UsageError("--seed is not this private split's seed: its sha256 does not match the split's commitment.")
+    return {name: seeded(get_family(name), seed) for name in names}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mathbode.builder.oracle import baseline_lines
+from mathbode.builder.oracle import baseline_lines, split_families
 from mathbode.core.atomic import write_jsonl
 from mathbode.schema.selection import select_rows
 
@@ -18,10 +18,15 @@ from .options import families_option, preset_option, reference_option, reference
 @families_option()
 @reference_option()
 @click.option("-o", "--output", default="baseline.jsonl", show_default=True, help="Output file ('-' for stdout).")
+@click.option(
+    "--seed", default=None, help="A private split's seed (its keeper's): the split's questions are drawn from it."
+)
 @exit_on_error
-def main(preset: str, families_spec: str, reference: str | None, output: str) -> None:
+def main(preset: str, families_spec: str, reference: str | None, output: str, seed: str | None) -> None:
     """Write the exact answers, truncated to six decimals in the answer format, as a submission."""
-    rows = select_rows(reference_rows(families_spec, reference).table, preset)
-    n = write_jsonl(output, baseline_lines(rows))
+    ref = reference_rows(families_spec, reference)
+    rows = select_rows(ref.table, preset)
+    drawn = split_families(list(ref.family_hashes), ref.split, seed)
+    n = write_jsonl(output, baseline_lines(rows, drawn, ref.split_hash if ref.split else None))
     if output != "-":
         click.echo(f"Wrote {n:,} baseline answers ({preset.upper()}) to {output}", err=True)

@@ -7,18 +7,45 @@ reference with `mathbode.hub.reference.resolve_reference` (the packaged canonica
 
 from __future__ import annotations
 
+from typing import Callable
+
 import pyarrow as pa
 
 from mathbode.core.errors import UnknownNameError
 
 
-def builder_truth(family: str) -> pa.Table | None:
+class BuilderTruth:
     """A family's rows recomputed by the builder (the `truth` the validators compare against);
     None for a family its registry does not know (a plugin's, not installed here): the validator
-    then checks that family's layout and counts and says its content was not checked."""
-    from mathbode.builder.oracle import true_rows
+    then checks that family's layout and counts and says its content was not checked.
 
-    try:
-        return true_rows(family)
-    except UnknownNameError:
-        return None
+    `for_split` gives the truth of a fresh split: each family drawn again from the split's seed
+    (none for a private split, whose seed is not published)."""
+
+    def __call__(self, family: str) -> pa.Table | None:
+        from mathbode.builder.oracle import true_rows
+
+        try:
+            return true_rows(family)
+        except UnknownNameError:
+            return None
+
+    def for_split(self, split: dict[str, str]) -> Callable[[str], pa.Table | None] | None:
+        seed = split.get("seed")
+        if seed is None:
+            return None
+
+        def drawn(family: str) -> pa.Table | None:
+            from mathbode.builder.families import get_family
+            from mathbode.builder.rows import family_table
+            from mathbode.builder.splits import seeded
+
+            try:
+                return family_table(seeded(get_family(family), seed))
+            except UnknownNameError:
+                return None
+
+        return drawn
+
+
+builder_truth = BuilderTruth()

@@ -284,6 +284,11 @@ def _score_files(
     """Validate every file (refusing an invalid one), then score each against the reference rows."""
     # A release's families are what its submissions may name: it is read (and checked) first.
     release = resolve_reference(None, reference) if reference else None
+    if release is not None and release.prompts_only:
+        raise ReferenceMismatchError(
+            f"--reference {reference} holds no ground truth (a prompts-only release: a private split's public "
+            "half): score against the full split, which its keeper holds."
+        )
     universe = release.universe if release else None
     submissions, digests = [], []
     for path in predictions:

@@ -45,7 +45,9 @@ def _shown(value: object) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def compare_rows(table: pa.Table, truth: pa.Table, report: Report, where: str) -> None:
+def compare_rows(
+    table: pa.Table, truth: pa.Table, report: Report, where: str, columns: tuple[str, ...] = CONTENT_COLUMNS
+) -> None:
     """Name every row of `table` that differs from the family's true rows (same length, same columns)."""
     lay = layout()
     key_rows = sorted({int(i) for column in lay.key for i in _differing(table[column], truth[column])})
@@ -59,7 +61,7 @@ def compare_rows(table: pa.Table, truth: pa.Table, report: Report, where: str) -
             f"{format_key(row_key(truth.slice(i, 1).to_pylist()[0]))}",
         )
     wrong_keys = set(key_rows)
-    for column in CONTENT_COLUMNS:
+    for column in columns:
         for i in map(int, _differing(table[column], truth[column])):
             if i in wrong_keys:
                 continue
@@ -71,6 +73,15 @@ def compare_rows(table: pa.Table, truth: pa.Table, report: Report, where: str) -
                 f"the {column} recomputed from the family's definition",
                 f"{_shown(row[column])}, where the true value is {_shown(truth[column][i].as_py())}",
             )
+
+
+def split_note(family: str, split: dict[str, str]) -> tuple[str, str]:
+    """(expected, found) of the warning for a split's family whose rows this check could not draw."""
+    if "seed" in split:
+        how = f"a fresh split of seed {split['seed']!r}: `mathbode validate` draws it again and compares every row"
+    else:
+        how = "a private split: only its keeper, who holds the seed, can draw its rows again"
+    return ("rows drawn again from the split's seed", f"{family}: content not checked here: {how}")
 
 
 def unchecked_note(family: str, origin: str | None) -> tuple[str, str]:
@@ -94,6 +105,8 @@ def check_content(
     report: Report,
     truth: TruthRows | None,
     origins: dict[str, str | None] | None = None,
+    split: dict[str, str] | None = None,
+    prompts_only: bool = False,
 ) -> bool:
     """Check each family's rows (family -> (file, table)) against the canonical content, or, for
     a family that is not one of the canonical five, against its truth when this installation
@@ -101,12 +114,21 @@ def check_content(
 
     True when every family is canonical."""
     canonical = True
+    columns = tuple(c for c in CONTENT_COLUMNS if not (prompts_only and c == "ground_truth"))
     for family, (where, table) in tables.items():
         if hashes[family] == RELEASE_CONTENT_HASHES.get(family):
             continue
         canonical = False
         if table.num_rows != layout().rows_per_family:
             continue  # the row count error already says what is wrong
+        if split is not None:
+            drawn = truth(family) if truth is not None else None
+            if drawn is None:
+                report.warning("content-unchecked", where, "family", *split_note(family, split))
+            else:
+                drawn = drawn.select(table.column_names)
+                compare_rows(table, drawn, report, where, columns)
+            continue
         known = family in RELEASE_CONTENT_HASHES
         true_rows = truth(family) if truth is not None else None
         if true_rows is None and not known:
@@ -139,11 +161,21 @@ def check_content(
 
 
 def verdict(
-    canonical: bool, hashes: dict[str, str], valid: bool = True, name: str | None = None, content: str | None = None
+    canonical: bool,
+    hashes: dict[str, str],
+    valid: bool = True,
+    name: str | None = None,
+    content: str | None = None,
+    split: str | None = None,
 ) -> str:
     """The one line a leaderboard keeper reads: canonical release or not (`name` and `content`:
-    the release's, from its manifest, said for a release of other families)."""
+    the release's, from its manifest, said for a release of other families; `split`: a fresh
+    split's prompts hash)."""
     everything = list(layout().families)
+    if split is not None:
+        if not valid:
+            return f"NOT a valid release: split {name} (prompts {split}) fails the checks above"
+        return f"fresh split {name}, prompts {split}: not the canonical MathBode release (ranked apart from it)"
     others = [f for f in hashes if f not in everything]
     if others:
         which = f"release {name}, content {content}" if name and content else "rows"

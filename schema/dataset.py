@@ -56,8 +56,10 @@ def read_table(path: Path, report: Report, where: str) -> pa.Table | None:
         return None
 
 
-def _check_columns(table: pa.Table, report: Report, where: str) -> bool:
+def _check_columns(table: pa.Table, report: Report, where: str, prompts_only: bool = False) -> bool:
     expected = layout().arrow_schema
+    if prompts_only:  # a private split's public half: every column but the truth
+        expected = expected.remove(expected.get_field_index("ground_truth"))
     found = table.schema
     if found.names != expected.names:
         report.error(
@@ -70,6 +72,12 @@ def _check_columns(table: pa.Table, report: Report, where: str) -> bool:
             report.error("column-type", where, want.name, f"Arrow type {want.type}", f"{have.type}")
             ok = False
     return ok
+
+
+def _with_placeholder_truth(table: pa.Table) -> pa.Table:
+    return table.append_column(
+        layout().arrow_schema.field("ground_truth"), pa.array([0.0] * table.num_rows, pa.float64())
+    )
 
 
 def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
@@ -387,6 +395,13 @@ def check_release(
 
     manifest = _check_manifest(path, report, boundary)
     _check_card(path, report, manifest, boundary)
+    split = manifest.split if manifest else None
+    prompts_only = bool(manifest and manifest.prompts_only)
+    if split is not None:
+        # A fresh split's rows are its seed's: only a truth that can draw them checks them (the
+        # builder's, for a published seed); any other truth leaves their content unchecked.
+        for_split = getattr(truth, "for_split", None)
+        truth = for_split(split) if callable(for_split) else None
     listed = list(manifest.data_files) if manifest else []
     data_files = list(listed)
     if not listed:  # no manifest: the data files found, each confined to the release like a listed one
@@ -412,10 +427,12 @@ def check_release(
     read: dict[str, pa.Table] = {}
     for rel in data_files:
         table = read_table(path / rel, report, rel) if (path / rel).is_file() else None
-        if table is None or not _check_columns(table, report, rel):
+        if table is None or not _check_columns(table, report, rel, prompts_only):
             continue
         read[rel] = table
-        found = check_table(table, report, rel)
+        # Keys, grid and counts are checked alike; a prompts-only file gets a placeholder truth
+        # for that (its content check below compares the prompts alone).
+        found = check_table(_with_placeholder_truth(table) if prompts_only else table, report, rel)
         rows.update(found)
         if manifest and rel in manifest.files:
             said = manifest.files[rel]
@@ -453,7 +470,7 @@ def check_release(
                 f"{combined_hash(ordered)}, the hash of the rows the data files hold",
             )
     origins = {name: entry.origin for name, entry in manifest.families.items()} if manifest else {}
-    canonical = check_content(tables, hashes, report, truth, origins)
+    canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only)
     missing = [f for f in lay.families if f not in rows]
     if missing and all(f in lay.families for f in rows):  # a release of other families is not a partial one
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))
@@ -461,6 +478,12 @@ def check_release(
     report.summary["canonical"] = canonical and report.valid
     report.summary["text"] = [
         f"rows: {sum(rows.values()):,} in {len(rows)} families",
-        verdict(canonical, hashes, report.valid, *((manifest.name, manifest.content_hash) if manifest else ())),
+        verdict(
+            canonical,
+            hashes,
+            report.valid,
+            *((manifest.name, manifest.content_hash) if manifest else ()),
+            split=(manifest.prompts_hash or "?") if split is not None else None,
+        ),
     ]
     return report, read

@@ -47,6 +47,8 @@ class Reference:
     split_hash: str = RELEASE_PROMPTS_HASH
     #: The rows carry no ground truth (a prompts-only release): they can be asked, not scored.
     prompts_only: bool = False
+    #: A fresh split's seed ({"seed": ...}) or commitment ({"seed_sha256": ...}); None otherwise.
+    split: dict[str, str] | None = None
 
     @property
     def content_hash(self) -> str:
@@ -130,6 +132,7 @@ def release_reference(
         manifest.content_hash,
         split,
         manifest.prompts_only,
+        manifest.split,
     )
 
 

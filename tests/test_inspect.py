@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mathbode.schema.release_hashes import RELEASE_PROMPTS_HASH
+
 inspect_ai = pytest.importorskip("inspect_ai")  # the `inspect` extra; CI installs it
 
 from inspect_ai import Task  # noqa: E402
@@ -141,7 +143,9 @@ def test_the_sequential_protocol_asks_what_mathbode_run_asks(truth_stub, tmp_pat
         "protocol": "sequential",
         "history": "8",
         "run_in": "8",
+        "split": RELEASE_PROMPTS_HASH,  # the task's split, recorded by the task and carried by convert
     }
+    assert read_submission(converted).conditions == read_submission(ours).conditions
 
 
 def test_rows_the_model_failed_are_unanswered_lines_and_a_foreign_task_with_extra_fields_converts(
