@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 
 from mathbode.hub.fetch import fetch_release, is_hub_spec, snapshot_boundary
+from mathbode.schema.release_hashes import RELEASE_PROMPTS_HASH
 from mathbode.schema.report import Report
-from mathbode.schema.submission import validate_submission
+from mathbode.schema.submission import read_submission
 from mathbode.schema.universe import Universe
 from mathbode.schema.validate import detect_kind
 
@@ -44,8 +45,8 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int, reference: st
 
     Exit status: 0 when every path is valid, 1 when any is invalid, 2 on a usage error.
     """
-    universe = _universe(reference)
-    reports = [_validate(p, universe) for p in paths]
+    universe, split = _universe(reference)
+    reports = [_validate(p, universe, split, reference or "the canonical release") for p in paths]
     if as_json:
         click.echo(
             json.dumps(
@@ -58,22 +59,27 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int, reference: st
     sys.exit(0 if all(r.valid for r in reports) else 1)
 
 
-def _universe(reference: str | None) -> Universe | None:
-    """The families submissions to `--reference` may name (None: the canonical five)."""
+def _universe(reference: str | None) -> tuple[Universe | None, str]:
+    """The families submissions to `--reference` may name (None: the canonical five), and its split."""
     if not reference:
-        return None
+        return None, RELEASE_PROMPTS_HASH
     from mathbode.hub.reference import resolve_reference
 
-    return resolve_reference(None, reference).universe
+    ref = resolve_reference(None, reference)
+    return ref.universe, ref.split_hash
 
 
-def _validate(path: str, universe: Universe | None = None) -> Report:
+def _validate(path: str, universe: Universe | None = None, split: str = "", against: str = "") -> Report:
     """A local path, or `hub:ORG/NAME[@REV]`: a published release checked against its own manifest.
 
     A submission is checked without loading the release validator (its imports are a third of a
-    submission's check)."""
+    submission's check); one recorded as answering another split than the reference's is invalid."""
     if not is_hub_spec(path) and detect_kind(Path(path)) == "submission":
-        return validate_submission(path, universe)
+        sub = read_submission(path, universe)
+        recorded = sub.conditions.get("split")
+        if split and recorded and recorded != split:
+            sub.report.error("split", "file", "meta.split", f"the split of {against}, {split}", recorded)
+        return sub.report
     from mathbode.schema.dataset import validate_dataset
 
     from .reference import builder_truth

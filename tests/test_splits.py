@@ -151,6 +151,11 @@ def test_a_run_on_one_split_is_refused_against_another_and_scores_1_on_its_own(s
         assert result.exit_code == 0, result.output
         (scores,) = json.loads(result.stdout)
         assert scores["overall"]["mb_core_calibrated"] == 1.0
+    from mathbode.cli.validate import main as validate_cli
+
+    checked = CliRunner().invoke(validate_cli, [str(runs["a"]), "--reference", str(splits["b"])])
+    assert checked.exit_code == 1 and f"field 'meta.split': expected the split of {splits['b']}, {b}" in checked.output
+    assert CliRunner().invoke(validate_cli, [str(runs["a"]), "--reference", str(splits["a"])]).exit_code == 0
     # The canonical release is a split too: split A's answers are refused against it.
     assert (
         "but --reference (the canonical release) is the split"
