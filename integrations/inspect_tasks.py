@@ -114,6 +114,23 @@ def answers() -> Any:
     return score
 
 
+@scorer(metrics=[])
+def recorded() -> Any:
+    """A prompts-only release's scorer: each answer recorded, none judged (the truth is the keeper's:
+    convert the log with `mathbode convert` and score it against the full split)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        steps = state.metadata.get(STEPS)
+        if steps is not None:
+            return Score(value=0, explanation=UNSCORED, metadata={STEPS: steps})
+        return Score(value=0, answer=state.output.completion if state.output else None, explanation=UNSCORED)
+
+    return score
+
+
+UNSCORED = "not scored: a prompts-only release holds no ground truth (score the converted log against the full split)"
+
+
 def _messages(config: RunConfig, prompt: str, history: list[tuple[str, str]]) -> list[ChatMessage]:
     kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
     return [kinds[m["role"]](content=m["content"]) for m in config.messages(prompt, history)]
@@ -157,6 +174,12 @@ def sweep_conversation(history: int | None = DEFAULT_HISTORY, one_shot: bool = F
     return solve
 
 
+def truth_text(row: dict[str, Any]) -> str:
+    """A sample's target: the exact answer's float, or "" on a prompts-only release."""
+    truth = row.get("ground_truth")
+    return "" if truth is None else repr(truth)
+
+
 def mathbode_task(
     preset: str,
     families: str | list[str] = "all",
@@ -171,10 +194,11 @@ def mathbode_task(
     window = parse_history(history) if protocol == SEQUENTIAL else None
     lead = parse_run_in(run_in, protocol)
     found = task_rows(preset, families, reference)
+    truthless = found.reference.prompts_only
     plan = RunInPlan.of(found.reference.table.to_pylist(), lead) if lead else None
     if protocol == STATELESS:
         samples = [
-            Sample(input=row["prompt"], target=repr(row["ground_truth"]), id=sample_id(row), metadata=key_of(row))
+            Sample(input=row["prompt"], target=truth_text(row), id=sample_id(row), metadata=key_of(row))
             for row in found.rows
         ]
         solvers: list[Solver] = [prompt_format(one_shot), generate()]
@@ -184,7 +208,7 @@ def mathbode_task(
                 input=steps[0]["prompt"],
                 id=sample_id({k: v for k, v in key_of(steps[0]).items() if k != "time_step"}),
                 metadata={
-                    STEPS: [{**key_of(r), "prompt": r["prompt"], "ground_truth": r["ground_truth"]} for r in steps],
+                    STEPS: [{**key_of(r), "prompt": r["prompt"], "ground_truth": r.get("ground_truth")} for r in steps],
                     RUN_IN: [
                         {"asked": key_of(r), "prompt": r["prompt"]}
                         for r in (plan.rows(sweep_of(steps[0])) if plan else [])
@@ -198,9 +222,12 @@ def mathbode_task(
     return Task(
         dataset=MemoryDataset(samples, name=f"mathbode-{name}", shuffled=False),
         solver=solvers,
-        scorer=answers(),
-        # The task's own metrics: inspect's accuracy of exact answers, and the Bode scores.
-        metrics=[accuracy(), stderr(), bode(found.families, reference, protocol, window, one_shot, lead)],
+        scorer=recorded() if truthless else answers(),
+        # The task's own metrics: inspect's accuracy of exact answers, and the Bode scores (none on
+        # a prompts-only release: the answers are recorded for its keeper to score).
+        metrics=[]
+        if truthless
+        else [accuracy(), stderr(), bode(found.families, reference, protocol, window, one_shot, lead)],
         config=GENERATE_DEFAULTS,
         name=f"mathbode_{name}",
         version=__version__,

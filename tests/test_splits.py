@@ -202,3 +202,32 @@ def test_the_symbolic_baseline_scores_1_on_any_split(splits, tmp_path):
     assert refused.exit_code == 2 and "a private split: its seed is not published" in refused.output
     wrong = CliRunner().invoke(baseline_cli, ["--reference", str(splits["private"]), "--seed", "guess", "-o", "-"])
     assert wrong.exit_code == 2 and "does not match the split's commitment" in wrong.output
+
+
+def test_the_inspect_task_runs_from_a_prompts_only_release_and_its_keeper_scores_it(splits, tmp_path):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from mathbode.cli.convert import main as convert_cli
+    from mathbode.integrations.inspect_tasks import smoke
+
+    answers = _answers(splits["private"])
+
+    def answer(messages, tools, tool_choice, config):
+        out = ModelOutput.from_content(model="mockllm", content=answers[messages[-1].text])
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    model = get_model("mockllm/model", custom_outputs=answer)
+    task = smoke(reference=str(splits["public"]))
+    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    assert log.eval.metadata["split"] == manifest(splits["public"])["prompts_hash"]
+    out = tmp_path / "converted.jsonl"
+    done = CliRunner().invoke(convert_cli, [log.location, "-o", str(out), "--reference", str(splits["public"])])
+    assert done.exit_code == 0, done.output
+    argv = [str(out), "--reference", str(splits["private"]), "--json", "--no-plots", "--out", str(tmp_path / "r")]
+    result = CliRunner().invoke(score_cli, argv)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["overall"]["mb_core_calibrated"] == 1.0
