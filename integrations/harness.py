@@ -50,7 +50,8 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     """`exact` (1 when the answer is the truth truncated to six decimals) and, for each Bode
     metric, the answer with its row's key (scored together by the aggregation)."""
     response = results[0] if results and isinstance(results[0], str) else None
-    exact = float(is_exact(response, float(doc["ground_truth"])))
+    truth = doc.get("ground_truth")  # absent on a prompts-only release: nothing is judged here
+    exact = float(is_exact(response, float(truth))) if truth is not None else math.nan
     item = (json.dumps(key_of(doc)), response, doc.get(REFERENCE_COLUMN) or "")
     return {"exact": exact, **{name: item for name in BODE_METRICS}}
 
@@ -61,9 +62,10 @@ def _scores(items: tuple[tuple[str, str | None, str], ...]) -> dict[str, float]:
     answers = [(json.loads(key), response) for key, response, _ in items]
     reference = items[0][2] or None if items else None
     families = list(dict.fromkeys(fields["family"] for fields, _ in answers))
-    scored = score_answers(
-        answers, resolve_reference(families, reference), families, "lm-eval", request_config().conditions()
-    )
+    found = resolve_reference(families, reference)
+    if found.prompts_only:  # no truth to score against: the log is converted and scored by the keeper
+        return {}
+    scored = score_answers(answers, found, families, "lm-eval", request_config().conditions())
     numbers = headline(scored)
     for f in ("4", "8"):
         if f"gain_{f}" in numbers:

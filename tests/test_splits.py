@@ -231,3 +231,16 @@ def test_the_inspect_task_runs_from_a_prompts_only_release_and_its_keeper_scores
     result = CliRunner().invoke(score_cli, argv)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["overall"]["mb_core_calibrated"] == 1.0
+
+
+def test_the_lm_eval_task_reads_a_prompts_only_release_and_judges_nothing(splits):
+    pytest.importorskip("lm_eval")
+    import math
+
+    from mathbode.integrations import harness
+
+    docs = harness.load_rows("SMOKE", "all", str(splits["public"]))["test"]
+    assert len(docs) == 1280 and "ground_truth" not in docs.column_names
+    results = [harness.process_results(doc, ["[answer_start] 1.000000 [answer_end]"]) for doc in docs]
+    assert all(math.isnan(r["exact"]) for r in results)
+    assert math.isnan(harness.mb_core([r["mb_core"] for r in results]))
