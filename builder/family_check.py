@@ -340,14 +340,35 @@ def _sweep(table: pa.Table, q: int, amplitude: float) -> np.ndarray:
     return rows.column("ground_truth").to_numpy()
 
 
-def _swing_and_distortion(family: Family, table: pa.Table, report: CheckReport) -> None:
+def swings_and_distortions(table: pa.Table) -> tuple[list[float], list[float]]:
+    """Per question: half the truth's peak-to-peak swing over the smallest amplitude's 1-cycle
+    sinusoid, and the truth's own harmonic distortion (2nd and higher over the 1st) at the largest."""
     lay = layout()
     low, high = min(lay.sinusoid_amplitudes), max(lay.sinusoid_amplitudes)
     swings, distortions = [], []
     for q in lay.question_ids:
         small = _sweep(table, q, low)
-        swing = float(small.max() - small.min()) / 2 if small.size else 0.0
-        swings.append(swing)
+        swings.append(float(small.max() - small.min()) / 2 if small.size else 0.0)
+        wide = _sweep(table, q, high)
+        spectrum = np.abs(np.fft.rfft(wide - wide.mean())) if wide.size else np.zeros(3)
+        first = spectrum[1] if spectrum.size > 1 else 0.0
+        rest = math.sqrt(float(np.sum(spectrum[2:] ** 2)))
+        distortions.append(rest / first if first else math.inf)
+    return swings, distortions
+
+
+def truth_facts(table: pa.Table) -> dict[str, float]:
+    """What a release records of a family's truth (MANIFEST.json `truth`): what bounds how exactly
+    a model's gain and phase can be read on it (see docs/building.md, "Fresh and private splits")."""
+    swings, distortions = swings_and_distortions(table)
+    return {"smallest_swing": round(min(swings), 9), "harmonic_distortion": round(max(distortions), 6)}
+
+
+def _swing_and_distortion(family: Family, table: pa.Table, report: CheckReport) -> None:
+    lay = layout()
+    low, high = min(lay.sinusoid_amplitudes), max(lay.sinusoid_amplitudes)
+    swings, distortions = swings_and_distortions(table)
+    for q, swing in zip(lay.question_ids, swings, strict=True):
         if swing < MIN_SWING:
             report.fail(
                 "swing",
@@ -355,11 +376,6 @@ def _swing_and_distortion(family: Family, table: pa.Table, report: CheckReport) 
                 "(a thousand units of the answer format's last digit): a model's tracking could not be measured. "
                 "Raise epsilon, or choose constants that make the answer more sensitive to p",
             )
-        wide = _sweep(table, q, high)
-        spectrum = np.abs(np.fft.rfft(wide - wide.mean())) if wide.size else np.zeros(3)
-        first = spectrum[1] if spectrum.size > 1 else 0.0
-        rest = math.sqrt(float(np.sum(spectrum[2:] ** 2)))
-        distortions.append(rest / first if first else math.inf)
     report.facts["swing at the smallest amplitude"] = ", ".join(f"q{q}: +-{s:.6g}" for q, s in enumerate(swings))
     report.facts["truth's harmonic distortion at amplitude " + f"{high:g}"] = ", ".join(
         f"q{q}: {d:.2%}" for q, d in enumerate(distortions)

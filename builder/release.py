@@ -43,7 +43,7 @@ from mathbode.schema.manifest import (
 from mathbode.schema.splits import prompts_hash
 
 from .families import EXTENDED, FAMILIES, Family, get_family
-from .family_check import check_family
+from .family_check import check_family, truth_facts
 from .rows import family_columns
 from .splits import SplitPlan, canary, overlaps, seeded
 
@@ -218,11 +218,12 @@ def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = Fa
     if check:
         said = _checked(family, table)
     prompts = prompts_hash(table)
+    facts = truth_facts(table)
     if prompts_only:
         table = table.drop_columns(["ground_truth"])
     rel = data_path(family.name, fmt)
     _write_table(table, folder / rel, fmt)
-    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,), family.origin, prompts)
+    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,), family.origin, prompts, facts)
     return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds, said
 
 

@@ -64,6 +64,9 @@ class FamilyEntry:
     origin: str | None = None
     #: `prompts_hash` of its rows: what a submission answered (the same with or without the truth).
     prompts_hash: str | None = None
+    #: What bounds how exactly a gain and phase can be read on it: the truth's smallest swing and
+    #: its own harmonic distortion (see the family check).
+    truth: dict[str, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"version": self.version}
@@ -72,6 +75,8 @@ class FamilyEntry:
         out.update(num_rows=self.num_rows, content_hash=self.content_hash)
         if self.prompts_hash is not None:
             out["prompts_hash"] = self.prompts_hash
+        if self.truth is not None:
+            out["truth"] = dict(self.truth)
         out["files"] = list(self.files)
         return out
 
