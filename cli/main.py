@@ -20,6 +20,8 @@ SUBCOMMANDS = {
     "run": "run",
     "baseline": "baseline",
     "score": "score",
+    "report": "report",
+    "site": "site",
     "convert": "convert",
     "push": "push",
     "families": "families",
