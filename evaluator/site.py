@@ -111,11 +111,21 @@ def ranks(members: list[Results]) -> list[tuple[int, bool]]:
     return [(rank, out.count(rank) > 1) for rank in out]
 
 
+def script_json(value: Any) -> str:
+    """JSON to embed in a <script type="application/json"> element: every `<` escaped (JSON allows
+    \\u003c), so no text in it ("</script>", "<!--") can end the element."""
+    return json.dumps(value, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
 def _plot(pid: str, caption: str, alt: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any]:
-    base = {"margin": {"t": 36, "r": 10, "l": 60, "b": 50}, "legend": {"orientation": "h"}, "hovermode": "closest"}
+    base = {
+        "margin": {"t": 10, "r": 10, "l": 60, "b": 50},
+        # Above the plot, where it cannot cover the axis title, however many entries wrap on a phone.
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "xanchor": "left", "yanchor": "bottom"},
+        "hovermode": "closest",
+    }
     spec = {"data": data, "layout": {**base, **layout}}
-    # `</` inside a script element would end it; JSON allows the escaped slash.
-    text = json.dumps(spec, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
+    text = script_json(spec)
     return {"id": pid, "caption": caption, "alt": alt, "json": text}
 
 
@@ -130,6 +140,12 @@ def _bars(rows: Any, value: str, low: str, high: str) -> dict[str, Any] | None:
     above = [max(0.0, h - v) if math.isfinite(h - v) else 0.0 for v, h in zip(y, hi, strict=True)]
     below = [max(0.0, v - low_) if math.isfinite(v - low_) else 0.0 for v, low_ in zip(y, lo, strict=True)]
     return {"type": "data", "symmetric": False, "array": above, "arrayminus": below, "visible": True}
+
+
+def _ideal(y: float) -> dict[str, Any]:
+    """The ideal value (gain 1, phase error 0) as a dashed line across the plot."""
+    line = {"color": "grey", "dash": "dash", "width": 1}
+    return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y, "line": line}
 
 
 def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[str, Any]]:
@@ -164,14 +180,18 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
             "computed. The numbers are in the tables below.",
             f"Bode gain plot of {names}: gain against frequency on log axes",
             [{k: v for k, v in t.items() if v is not None} for t in gain],
-            {"xaxis": xaxis, "yaxis": {"type": "log", "title": {"text": "gain (model / truth swing)"}}},
+            {
+                "xaxis": xaxis,
+                "yaxis": {"type": "log", "title": {"text": "gain (model / truth swing)"}},
+                "shapes": [_ideal(1.0)],
+            },
         ),
         _plot(
             f"{pid}-phase",
             "Phase error against frequency (degrees; below 0 = lag), with 95 % intervals over sweeps when computed.",
             f"Bode phase plot of {names}: phase error in degrees against frequency",
             [{k: v for k, v in t.items() if v is not None} for t in phase],
-            {"xaxis": xaxis, "yaxis": {"title": {"text": "phase error (deg)"}}},
+            {"xaxis": xaxis, "yaxis": {"title": {"text": "phase error (deg)"}}, "shapes": [_ideal(0.0)]},
         ),
     ]
 
@@ -316,16 +336,16 @@ class _Site:
         results = [e.results for e in self.entries]
         wide = any("intervals" in r.extra for r in results)
         columns = [
-            {"name": "rank", "numeric": True},
-            {"name": "submission", "numeric": False},
-            {"name": "model", "numeric": False},
-            {"name": "preset", "numeric": False},
-            {"name": "MB-Core" + (" [95 %]" if wide else ""), "numeric": True},
-            {"name": "MB-Plus", "numeric": True},
-            {"name": "cal. MB-Plus" + (" [95 %]" if wide else ""), "numeric": True},
-            {"name": "exact rows", "numeric": True},
-            {"name": "compliance", "numeric": True},
-            {"name": "families", "numeric": True},
+            {"name": "rank", "numeric": True, "optional": False},
+            {"name": "submission", "numeric": False, "optional": False},
+            {"name": "model", "numeric": False, "optional": True},
+            {"name": "preset", "numeric": False, "optional": True},
+            {"name": "MB-Core" + (" [95 %]" if wide else ""), "numeric": True, "optional": False},
+            {"name": "MB-Plus", "numeric": True, "optional": False},
+            {"name": "cal. MB-Plus" + (" [95 %]" if wide else ""), "numeric": True, "optional": False},
+            {"name": "exact rows", "numeric": True, "optional": False},
+            {"name": "compliance", "numeric": True, "optional": False},
+            {"name": "families", "numeric": True, "optional": False},
         ]
         tested = {(t["first"], t["second"]): t for e in self.entries for t in e.tests}
         shown_groups = []
@@ -471,7 +491,7 @@ class _Site:
             answered = sum(1 for v in t["answer"] if v == v)
             rows.append(
                 {
-                    "id": f"row-{t['id']}",
+                    "id": t["id"],
                     "cells": [
                         _cell(t["id"], href=f"#{t['id']}"),
                         _cell(s["family"]),
@@ -500,7 +520,7 @@ class _Site:
             label=r.label,
             steps=steps,
             mid_band=mid_band,
-            traces_json=json.dumps(traces, allow_nan=False, separators=(",", ":")).replace("</", "<\\/"),
+            traces_json=script_json(traces),
             header=header,
             rows=rows,
         )

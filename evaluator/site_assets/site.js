@@ -54,11 +54,10 @@ function drawSweep(div, traces) {
     { x: steps, y: trace.truth, name: "truth", mode: "lines+markers", marker: { size: 4 } },
     { x: steps, y: answer, name: "answer", mode: "markers", marker: { size: 6, symbol: "x" } },
   ], {
-    title: { text: trace.id },
     xaxis: { title: { text: "time step" } },
     yaxis: { title: { text: "value" } },
-    margin: { t: 40, r: 10, l: 60, b: 50 },
-    legend: { orientation: "h" },
+    margin: { t: 60, r: 10, l: 60, b: 50 },
+    legend: { orientation: "h", x: 0, y: 1.02, xanchor: "left", yanchor: "bottom" },
   }, PLOT_CONFIG);
   div.dataset.sweep = trace.id;
   const missing = answer.filter((v) => v === null).length;
