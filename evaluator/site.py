@@ -69,6 +69,8 @@ class _Entry:
     slug: str
     document: dict[str, Any]
     tests: list[dict[str, Any]]
+    #: The results document's text as saved (the download: the same bytes).
+    text: bytes
 
 
 def _slug(text: str, taken: set[str]) -> str:
@@ -565,7 +567,7 @@ class _Site:
         folder = self.out / "data" / e.slug
         folder.mkdir(parents=True, exist_ok=True)
         r = e.results
-        (folder / RESULTS_FILE).write_text(dumps(e.document), encoding="utf-8")
+        (folder / RESULTS_FILE).write_bytes(e.text)
         (folder / SCORES_FILE).write_text(json.dumps(e.document["scores"], indent=2, allow_nan=False) + "\n")
         r.sweeps.to_csv(folder / SWEEPS_FILE)
         r.summary.to_csv(folder / SUMMARY_FILE)
@@ -584,7 +586,9 @@ def build_site(folders: list[Path], out: Path) -> Path:
         documents, tests = saved_results(folder)
         for document in documents:
             r, _ = from_document(document)
-            entries.append(_Entry(r, _slug(r.label, taken), document, tests))
+            # An upgraded document is offered as this version writes it.
+            text = dumps(document).encode("utf-8")
+            entries.append(_Entry(r, _slug(r.label, taken), document, tests, text))
     if not entries:
         raise UsageError("no results to show.")
     labels = [e.results.label for e in entries]
