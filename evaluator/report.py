@@ -29,7 +29,7 @@ from .files import (
     FigureOptions,
     report_figures,
 )
-from .results import Rendering, Results, dumps, from_document, json_safe, load_document, to_document
+from .results import Rendering, Results, dumps, from_document, json_safe, read_document, to_document
 from .table import Table
 
 
@@ -717,6 +717,12 @@ def render_report(
 def saved_results(folder: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The results documents of a report folder (its own, or one per submission folder), in the
     order they were scored, and the neighbour tests between them (comparisons.json)."""
+    documents, tests = saved_documents(folder)
+    return [document for document, _ in documents], tests
+
+
+def saved_documents(folder: str | Path) -> tuple[list[tuple[dict[str, Any], str]], list[dict[str, Any]]]:
+    """`saved_results`, each document with its text (as saved; as this version writes it, when upgraded)."""
     folder = Path(folder)
     paths = [folder / RESULTS_FILE] if (folder / RESULTS_FILE).is_file() else sorted(folder.glob(f"*/{RESULTS_FILE}"))
     if not paths:
@@ -724,10 +730,10 @@ def saved_results(folder: str | Path) -> tuple[list[dict[str, Any]], list[dict[s
             f"{folder}: no {RESULTS_FILE} in it or in its subfolders: not a report folder written by "
             "`mathbode score` (a folder written before results documents existed: score its submissions again)."
         )
-    documents = [load_document(path) for path in paths]  # each checked before anything is written
-    documents.sort(key=lambda d: d["rendering"]["position"])
-    positions = [d["rendering"]["position"] for d in documents]
-    if positions != list(range(len(documents))) or any(d["rendering"]["of"] != len(documents) for d in documents):
+    documents = [read_document(path) for path in paths]  # each checked before anything is written
+    documents.sort(key=lambda d: d[0]["rendering"]["position"])
+    positions = [d["rendering"]["position"] for d, _ in documents]
+    if positions != list(range(len(documents))) or any(d["rendering"]["of"] != len(documents) for d, _ in documents):
         raise UsageError(
             f"{folder}: holds {len(documents)} results documents whose places ({positions}) are not those of "
             "one scoring: a report folder is rendered as `mathbode score` wrote it."

@@ -192,7 +192,7 @@ def _skeleton(document: dict[str, Any]) -> dict[str, Any]:
             {k: v[:_SAMPLE] if k in ("truth", "answer") and isinstance(v, list) else v for k, v in t.items()}
             if isinstance(t, dict)
             else t
-            for t in document["traces"]
+            for t in document["traces"][:_SAMPLE]
         ]
     tables = document.get("tables")
     if isinstance(tables, dict):
@@ -220,7 +220,12 @@ def _check_arrays(document: dict[str, Any], where: str) -> None:
         raise ResultsVersionError(f"{where}: does not follow schema/results.schema.json at {at}: {what}")
 
     number = (int, float)
+    first = document["traces"][0] if document["traces"] else {}
     for i, t in enumerate(document["traces"]):
+        if not isinstance(t, dict) or t.keys() != first.keys() or not isinstance(t.get("sweep"), dict):
+            refuse(f"traces/{i}", "not a trace like the first (id, sweep, truth, answer)")
+        if not isinstance(t["id"], str) or not isinstance(t["truth"], list) or not isinstance(t["answer"], list):
+            refuse(f"traces/{i}", "an id that is not a text, or truth or answer not a list")
         if len(t["truth"]) != len(t["answer"]):
             refuse(f"traces/{i}", "truth and answer of different lengths")
         if not all(type(v) in number for v in t["truth"]):
@@ -282,8 +287,17 @@ def from_document(document: dict[str, Any]) -> tuple[Results, Rendering]:
 
 def load_document(path: Path) -> dict[str, Any]:
     """Read a results.json and check it (upgraded to this version when it is older)."""
+    return read_document(path)[0]
+
+
+def read_document(path: Path) -> tuple[dict[str, Any], str]:
+    """A results.json checked (upgraded when older), and its text: as saved, or as this version
+    writes the upgraded document."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        document = json.loads(text)
     except (OSError, ValueError) as err:
         raise UsageError(f"{path}: cannot be read as a results document ({err}).") from None
-    return checked(document, str(path))
+    version = document.get("version") if isinstance(document, dict) else None
+    document = checked(document, str(path))
+    return document, text if version == document["version"] else dumps(document)

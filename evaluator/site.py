@@ -21,6 +21,7 @@ from typing import Any
 
 import plotly
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
 from plotly.offline import get_plotlyjs
 
 from mathbode.core.atomic import atomic_folder, check_replaceable
@@ -52,9 +53,9 @@ from .report import (
     na_notes,
     provenance_lines,
     repeatability_text,
-    saved_results,
+    saved_documents,
 )
-from .results import Results, dumps, from_document
+from .results import Results, from_document
 
 #: Gains below this are not drawn on the log axis (as in the report's Bode plot).
 GAIN_FLOOR = 1e-3
@@ -92,6 +93,13 @@ def _num(x: Any, digits: int = 4) -> str:
 def _value(x: Any) -> Any:
     """A cell's sort value (None: sorts as missing)."""
     return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def _number_td(text: str, value: Any) -> str:
+    shown = _value(value)
+    return (
+        f'<td data-value="{shown}" class="num">{escape(text)}</td>' if shown is not None else f"<td>{escape(text)}</td>"
+    )
 
 
 def _cell(text: str, value: Any = None, href: str | None = None, numeric: bool = False) -> dict[str, Any]:
@@ -487,29 +495,32 @@ class _Site:
     def sweeps(self, e: _Entry, steps: int, mid_band: str) -> None:
         r = e.results
         header = ["sweep", "family", "question", "signal", "frequency", "start phase", "amplitude", "answered"]
+        # The rows as HTML here, not in the template: a FULL submission has 330 of them, and a
+        # template's loop over their cells is most of the site's build time.
         rows = []
         for t in r.traces:
             s = t["sweep"]
             answered = sum(1 for v in t["answer"] if v == v)
-            rows.append(
-                {
-                    "id": t["id"],
-                    "cells": [
-                        _cell(t["id"], href=f"#{t['id']}"),
-                        _cell(s["family"]),
-                        _cell(str(s["question_id"]), s["question_id"]),
-                        _cell(s["signal_type"]),
-                        _cell(
-                            "" if s["frequency_cycles"] is None else f"{s['frequency_cycles']:g}", s["frequency_cycles"]
-                        ),
-                        _cell("" if s["phase_deg"] is None else f"{s['phase_deg']:g}", s["phase_deg"]),
-                        _cell(f"{s['amplitude_scale']:g}", s["amplitude_scale"]),
-                        _cell(f"{answered} of {len(t['answer'])}", answered),
-                    ],
-                }
-            )
+            cells = [
+                f'<td><a href="#{escape(t["id"])}">{escape(t["id"])}</a></td>',
+                f"<td>{escape(s['family'])}</td>",
+                _number_td(str(s["question_id"]), s["question_id"]),
+                f"<td>{escape(s['signal_type'])}</td>",
+                _number_td(
+                    "" if s["frequency_cycles"] is None else f"{s['frequency_cycles']:g}", s["frequency_cycles"]
+                ),
+                _number_td("" if s["phase_deg"] is None else f"{s['phase_deg']:g}", s["phase_deg"]),
+                _number_td(f"{s['amplitude_scale']:g}", s["amplitude_scale"]),
+                _number_td(f"{answered} of {len(t['answer'])}", answered),
+            ]
+            rows.append(f'<tr id="{escape(t["id"])}">{"".join(cells)}</tr>')
+        # The truth to 7 decimals, one more than the answers carry: enough to see any answer's error.
         traces = [
-            {"id": t["id"], "truth": t["truth"], "answer": [v if v == v else None for v in t["answer"]]}
+            {
+                "id": t["id"],
+                "truth": [round(v, 7) for v in t["truth"]],
+                "answer": [v if v == v else None for v in t["answer"]],
+            }
             for t in r.traces
         ]
         self.page(
@@ -524,7 +535,7 @@ class _Site:
             mid_band=mid_band,
             traces_json=script_json(traces),
             header=header,
-            rows=rows,
+            rows_html=Markup("\n".join(rows)),
         )
 
     def family(self, family: str) -> None:
@@ -583,12 +594,10 @@ def build_site(folders: list[Path], out: Path) -> Path:
     entries: list[_Entry] = []
     taken: set[str] = set()
     for folder in folders:
-        documents, tests = saved_results(folder)
-        for document in documents:
+        documents, tests = saved_documents(folder)
+        for document, text in documents:
             r, _ = from_document(document)
-            # An upgraded document is offered as this version writes it.
-            text = dumps(document).encode("utf-8")
-            entries.append(_Entry(r, _slug(r.label, taken), document, tests, text))
+            entries.append(_Entry(r, _slug(r.label, taken), document, tests, text.encode("utf-8")))
     if not entries:
         raise UsageError("no results to show.")
     labels = [e.results.label for e in entries]
