@@ -435,7 +435,7 @@ class _Site:
         tables = [_family_table(r, "../"), _frequency_table(r)] if r.families else []
         kinds = nc.get("kinds") or {}
         cond = r.extra.get("conditions") or {}
-        sections = [
+        sections: list[dict[str, Any]] = [
             {
                 "id": "compliance",
                 "title": "Compliance",
