@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import command, time_command, write_full_submission
+from common import command, peak_rss_mb, time_command, write_full_submission
 
 
 def noisy_copy(exact: Path, out: Path, share: float, seed: int) -> None:
@@ -63,7 +63,9 @@ def main() -> None:
         )
         scored = time.perf_counter() - start
         site = tmp / "site"
-        seconds, runs, peak = time_command([command("mathbode"), "site", str(report), "-o", str(site)], args.repeat)
+        build = [command("mathbode"), "site", str(report), "-o", str(site)]
+        seconds, runs, _ = time_command(build, args.repeat)
+        _, peak = peak_rss_mb(build)  # alone: the children's peak so far includes the scoring's
         rerender, _, _ = time_command([command("mathbode"), "report", str(report)], 1)
         total = size(site)
         plotly = (site / "assets" / "plotly.min.js").stat().st_size
@@ -85,6 +87,9 @@ def main() -> None:
             f"  pages: {len(pages)}, {html / 1e6:.1f} MB; the largest {pages[-1].relative_to(site)} "
             f"{pages[-1].stat().st_size / 1e3:.0f} kB (its sweeps' answers embedded)"
         )
+        index = (site / "index.html").stat().st_size
+        page = (site / "submissions" / "exact.html").stat().st_size
+        print(f"  the leaderboard {index / 1e3:.0f} kB; a submission page {page / 1e3:.0f} kB")
         print(f"mathbode report (re-render {args.submissions} results documents, no figures): {rerender:.2f} s")
         sys.stdout.flush()
 

@@ -387,7 +387,14 @@ class _Site:
                 if (upper.label, lower.label) in tested
                 for line in describe(tested[(upper.label, lower.label)])
             ]
-            shown_groups.append({"label": label, "rows": rows, "tests": tests})
+            presets = dict.fromkeys(r.preset for r in members)
+            note = (
+                f"These submissions cover different rows ({', '.join(presets)}): their scores are not directly "
+                "comparable."
+                if len(presets) > 1
+                else None
+            )
+            shown_groups.append({"label": label, "rows": rows, "tests": tests, "note": note})
         gone = [
             {
                 "label": r.label,
@@ -621,6 +628,8 @@ def build_site(folders: list[Path], out: Path) -> Path:
             site.submission(e)
             site.sweeps(e, lay.time_steps, mid_band)
             site.data(e)
+            # Its pages written, a submission's answers and document are not needed again.
+            e.results.traces, e.document, e.text = [], {}, b""
         for family in site.families:
             site.family(family)
         (tmp / "data").mkdir(exist_ok=True)
