@@ -284,12 +284,12 @@ def test_screenshots_at_two_widths(browser, sites):
             for width, size in WIDTHS.items():
                 browser.set_window_size(*size)
                 _open(browser, page)
-                path = ARTIFACTS / f"{name}-{width}.png"
-                _screenshot(browser, path, size)
-                assert path.stat().st_size > 10_000
                 overflow = browser.execute_script(
                     "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
                 )
                 assert overflow <= 1, f"{name} at {width} width scrolls sideways by {overflow} px"
+                path = ARTIFACTS / f"{name}-{width}.png"
+                _screenshot(browser, path, size)
+                assert path.stat().st_size > 10_000
     finally:
         browser.set_window_size(*WIDTHS["wide"])

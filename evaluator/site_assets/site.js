@@ -35,7 +35,8 @@ function setUpSorting() {
   });
 }
 
-const PLOT_CONFIG = { responsive: true, displaylogo: false };
+// On a phone the mode bar (zoom, pan, download) would sit on the legend: left out there.
+const PLOT_CONFIG = { responsive: true, displaylogo: false, displayModeBar: window.innerWidth >= 600 ? "hover" : false };
 
 function drawPlots() {
   document.querySelectorAll("div.plot[data-plot]").forEach((div) => {
@@ -46,7 +47,8 @@ function drawPlots() {
 
 function drawSweep(div, traces) {
   const wanted = decodeURIComponent(location.hash.slice(1));
-  const trace = traces.find((t) => t.id === wanted) || traces[0];
+  const named = traces.find((t) => t.id === wanted);
+  const trace = named || traces[0];
   if (!trace) return;
   const steps = trace.truth.map((_, i) => i);
   const answer = trace.answer.map((v) => (v === null ? null : v));
@@ -61,7 +63,8 @@ function drawSweep(div, traces) {
   }, PLOT_CONFIG);
   div.dataset.sweep = trace.id;
   const missing = answer.filter((v) => v === null).length;
-  document.getElementById("drill-caption").textContent =
+  const unknown = wanted && !named ? `No sweep is named ${wanted} here; the first is shown. ` : "";
+  document.getElementById("drill-caption").textContent = unknown +
     `${trace.id}: ${steps.length - missing} of ${steps.length} steps answered compliantly (x) against the truth (line).`;
   const body = document.querySelector("#drill-table tbody");
   body.replaceChildren(...steps.map((i) => {
