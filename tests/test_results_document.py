@@ -150,3 +150,26 @@ def test_the_site_is_the_same_bytes_each_time_and_from_several_folders(subs, tmp
     assert first["data/exact/results.json"] == (one / "results.json").read_bytes()
     pages = [text for name, text in first.items() if name.endswith(".html")]
     assert not any(b'src="http' in text or b'href="http' in text.replace(b"https://plotly.com/", b"") for text in pages)
+
+
+def _ranked(core: float, interval: tuple[float, float] | None):
+    from types import SimpleNamespace
+
+    extra = {"intervals": {"overall": {"mb_core": list(interval)}}} if interval else {}
+    return SimpleNamespace(overall={"mb_core": core}, extra=extra)
+
+
+def test_ranks_share_a_place_when_intervals_overlap():
+    from mathbode.evaluator.site import ranks
+
+    # 0.95 and 0.93 overlap; 0.80's interval lies below both; 0.78 overlaps 0.80 only.
+    members = [
+        _ranked(0.95, (0.93, 0.97)),
+        _ranked(0.93, (0.90, 0.96)),
+        _ranked(0.80, (0.75, 0.85)),
+        _ranked(0.78, (0.70, 0.84)),
+    ]
+    assert ranks(members) == [(1, True), (1, True), (3, True), (3, True)]
+    # Without intervals: ties only where the scores are equal; n/a last.
+    plain = [_ranked(0.9, None), _ranked(0.9, None), _ranked(0.7, None), _ranked(float("nan"), None)]
+    assert ranks(plain) == [(1, True), (1, True), (3, False), (4, False)]
