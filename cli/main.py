@@ -21,6 +21,8 @@ SUBCOMMANDS = {
     "batch": "batch",
     "baseline": "baseline",
     "score": "score",
+    "report": "report",
+    "site": "site",
     "convert": "convert",
     "push": "push",
     "families": "families",

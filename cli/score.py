@@ -26,13 +26,14 @@ from mathbode.evaluator.report import (
     conditions_notes,
     coverage_notes,
     diagnostics_lines,
+    documents_of,
     interval_notes,
     interval_text,
-    json_safe,
     na_notes,
+    render_report,
     repeatability_text,
-    write_report,
 )
+from mathbode.evaluator.results import Results, json_safe
 from mathbode.evaluator.scoring import Scored, score
 from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
@@ -67,7 +68,8 @@ def _fmt(x: float | None, digits: int = 4) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
 
 
-def _table(results: list[Scored], tests: list[dict]) -> str:
+def table_text(results: list[Results], tests: list[dict]) -> str:
+    """The console table, rendered from results read back from their documents."""
     lines = []
     # Nothing compliant is the first thing to say, before a table of n/a.
     for r in results:
@@ -253,14 +255,16 @@ def score_and_report(
     with BackgroundPlotter() if plots else nullcontext() as plotter:
         results = _score_files(predictions, reference, preset, config, parser, resamples)
         tests = neighbour_tests(results, config) if len(results) > 1 and resamples > 0 else []
-        write_report(results, out, plots=plots, plotter=plotter, tests=tests, figures=figures)
+        documents = documents_of(results, plots, figures)
+        # Scoring computed; from here every presentation renders the documents alone.
+        shown = render_report(documents, tests, out, plotter)
     if as_json:
-        document: object = [json_safe(r.scores_json()) for r in results]
+        document: object = [d["scores"] for d in documents]
         if tests:
             document = {"submissions": document, "comparisons": json_safe(tests)}
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
-        click.echo(_table(results, tests))
+        click.echo(table_text(shown, tests))
         click.echo(f"\nReport: {out}/", err=True)
     return results
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Callable
 
 from .files import BODE, DEFAULT_FIGURES, FigureOptions
-from .scoring import Scored
+from .results import Results
 
 
-def draw_here(results: list[Scored], out: Path, share: str = "all", options: FigureOptions = DEFAULT_FIGURES) -> Path:
+def draw_here(results: list[Results], out: Path, share: str = "all", options: FigureOptions = DEFAULT_FIGURES) -> Path:
     """Draw the figures in this process: all of them, or the share the worker does not draw."""
     from .plots import FIGURE_STEMS, WORKER_SHARE, bode_plot  # matplotlib loads only when a plot is drawn
 
@@ -46,7 +46,7 @@ class BackgroundPlotter:
             self._worker = None
         return self
 
-    def plot(self, results: list[Scored], out: Path, options: FigureOptions = DEFAULT_FIGURES) -> Callable[[], Path]:
+    def plot(self, results: list[Results], out: Path, options: FigureOptions = DEFAULT_FIGURES) -> Callable[[], Path]:
         """Hand the results to the worker; the returned call waits for the PNG (drawn here if the worker failed)."""
         worker, self._worker = self._worker, None
         sent = False

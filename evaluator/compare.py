@@ -13,17 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from .aggregate import ScoreConfig
-from .scoring import Scored
+from .results import Results
 from .uncertainty import paired_correctness, paired_difference
 
 #: The scores a neighbour is tested on: the paper's ranking score and the calibrated headline.
 TESTED = ("mb_core", "mb_plus_calibrated")
 
 
-def ranked(results: list[Scored]) -> list[Scored]:
+def ranked(results: list[Results]) -> list[Results]:
     """Best MB-Core first, MB-Plus breaking ties (n/a last), as the paper ranks; stable otherwise."""
 
-    def key(r: Scored) -> tuple[float, float]:
+    def key(r: Results) -> tuple[float, float]:
         core, plus = r.overall["mb_core"], r.overall["mb_plus"]
         return (-core if core == core else float("inf"), -plus if plus == plus else float("inf"))
 
@@ -35,34 +35,34 @@ def ranked(results: list[Scored]) -> list[Scored]:
 GROUPING = ("release", "release_content_hash", "answer_format", "prompting", "protocol", "history", "run_in")
 
 
-def conditions_label(r: Scored) -> str:
+def conditions_label(r: Results) -> str:
     """'answer format free, prompting zero-shot, protocol stateless' (the grouping conditions, in order)."""
     cond = r.extra.get("conditions") or {}
     words = {"run_in": "run-in", "release_content_hash": "content"}
     return ", ".join(f"{words.get(name, name.replace('_', ' '))} {cond[name]}" for name in GROUPING if name in cond)
 
 
-def rankable(r: Scored) -> bool:
+def rankable(r: Results) -> bool:
     """Whether a submission has sinusoid sweeps, the only ones MB-Core and MB-Plus are made from."""
     return bool(r.extra.get("num_sweeps"))
 
 
-def groups(results: list[Scored]) -> list[tuple[str, list[Scored]]]:
+def groups(results: list[Results]) -> list[tuple[str, list[Results]]]:
     """The rankable submissions grouped by equal conditions (groups in order of first appearance),
     each group ranked."""
-    by_label: dict[str, list[Scored]] = {}
+    by_label: dict[str, list[Results]] = {}
     for r in results:
         if rankable(r):
             by_label.setdefault(conditions_label(r), []).append(r)
     return [(label, ranked(members)) for label, members in by_label.items()]
 
 
-def unranked(results: list[Scored]) -> list[Scored]:
+def unranked(results: list[Results]) -> list[Results]:
     """The submissions with no sinusoid sweep (nothing for MB-Core): listed apart, never ranked."""
     return [r for r in results if not rankable(r)]
 
 
-def neighbour_tests(results: list[Scored], config: ScoreConfig) -> list[dict[str, Any]]:
+def neighbour_tests(results: list[Results], config: ScoreConfig) -> list[dict[str, Any]]:
     """For each pair of neighbours in a group's ranking that share a sweep: paired differences on
     the shared sweeps and McNemar's test on the shared rows. Pairs with nothing in common are not
     tested (there is nothing to say about them)."""

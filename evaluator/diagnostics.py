@@ -16,8 +16,8 @@ from mathbode.schema.keys import SweepKey
 from mathbode.schema.layout import CHIRP, layout
 
 from .reference_index import ReferenceIndex
-from .table import Table, compensated_means
-from .transients import OCTAVES, chirp_curves, curve_at, normalised_step, step_response, window_cycles
+from .table import Table
+from .transients import OCTAVES, chirp_curves, curve_at, family_curves, normalised_step, step_response, window_cycles
 
 #: Columns naming a chirp or step sweep in chirp.csv and step.csv.
 TRANSIENT_COLUMNS = ["family", "question_id", "signal_type", "amplitude_scale"]
@@ -87,20 +87,6 @@ def _chirp_table(index: ReferenceIndex, answers: np.ndarray, chirps: list[SweepK
     for name in ("gain", "phase_err_deg", "compliance"):
         table[name] = curves[name].ravel()
     return Table({name: table[name] for name in CHIRP_COLUMNS})
-
-
-CURVE_COLUMNS = ("frequency_cycles", "gain", "phase_err_deg", "compliance")
-
-
-def family_curves(chirp: Table) -> dict[str, list[dict[str, float]]]:
-    """Each family's chirp curve: per window centre (ascending), the mean over its chirp sweeps."""
-    curves: dict[str, list[dict[str, float]]] = {}
-    cells = sorted(chirp.groups(["family", "centre_step"]), key=lambda cell: (str(cell[0][0]), cell[0][1]))
-    for (family, centre), where in cells:
-        means = compensated_means(chirp.numbers(CURVE_COLUMNS)[where])  # summed as pandas' grouped mean sums
-        point = {"centre_step": float(centre), **dict(zip(CURVE_COLUMNS, map(float, means), strict=True))}
-        curves.setdefault(str(family), []).append(point)
-    return curves
 
 
 def diagnostics(chirp: Table, step: Table, summary: Table, families: tuple[str, ...] | None = None) -> dict[str, Any]:

@@ -17,11 +17,19 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 from matplotlib.transforms import Bbox
 
-from .diagnostics import family_curves
-from .files import CHIRP_FIGURE, COMPLIANCE, DEFAULT_FIGURES, FIT_QUALITY, MIDBAND, STEP_FIGURE, FigureOptions
-from .report import FAMILY_COLUMNS, report_figures
-from .scoring import Scored
-from .transients import MIN_WINDOW_CYCLES, window_cycles
+from .files import (
+    CHIRP_FIGURE,
+    COMPLIANCE,
+    DEFAULT_FIGURES,
+    FAMILY_COLUMNS,
+    FIT_QUALITY,
+    MIDBAND,
+    STEP_FIGURE,
+    FigureOptions,
+    report_figures,
+)
+from .results import Results
+from .transients import MIN_WINDOW_CYCLES, family_curves, window_cycles
 
 #: The paper's diagnostic figures: (column of frequency_summary.csv, axis label, ideal value).
 PAPER_ROWS = (
@@ -87,11 +95,11 @@ def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[st
         fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8)
 
 
-def _families(results: list[Scored]) -> list[str]:
+def _families(results: list[Results]) -> list[str]:
     return list(dict.fromkeys(f for r in results for f in r.families))
 
 
-def paper_figures(results: list[Scored]) -> Figure:
+def paper_figures(results: list[Results]) -> Figure:
     """R2, residual ACF(1), H2/H1 and residual RMS against frequency (the paper's diagnostic set)."""
     families = _families(results)
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
@@ -132,13 +140,13 @@ def _at_least(ax: Axes, ideal: float, half_span: float, values: list[float]) -> 
     ax.ticklabel_format(axis="y", useOffset=False, style="plain")
 
 
-def _condition_suffix(r: Scored) -> str:
+def _condition_suffix(r: Results) -> str:
     """' (format constrained (gbnf))' for a run whose server constrained the answer format."""
     fmt = (r.extra.get("conditions") or {}).get("answer_format", "free")
     return "" if fmt == "free" else f" (format {fmt})"
 
 
-def compliance_figure(results: list[Scored]) -> Figure:
+def compliance_figure(results: list[Results]) -> Figure:
     """Compliance by family: one bar per submission, the compliant share of the rows it answered,
     labelled with it and with the rows not answered (a row not answered is not a non-compliant
     answer); a family a submission did not answer is marked "not answered" (not a bar of 0 %)."""
@@ -189,7 +197,7 @@ def compliance_figure(results: list[Scored]) -> Figure:
     return fig
 
 
-def midband_table(results: list[Scored]) -> Figure:
+def midband_table(results: list[Results]) -> Figure:
     """The mid-band summary table: per submission and family, the numbers MB-Core and MB-Plus are made of."""
     header = ["submission", "family", *(name for _, name, _ in FAMILY_COLUMNS)]
     cells = [
@@ -222,7 +230,7 @@ def midband_table(results: list[Scored]) -> Figure:
     return fig
 
 
-def chirp_figure(results: list[Scored]) -> Figure:
+def chirp_figure(results: list[Results]) -> Figure:
     """Chirp gain and phase error against instantaneous frequency, with the sinusoid points over them."""
     families = [f for f in _families_with(results, "chirp")]
     frequencies = [1.0, 2.0, 4.0, 8.0, 16.0]
@@ -266,7 +274,7 @@ def chirp_figure(results: list[Scored]) -> Figure:
     return fig
 
 
-def step_figure(results: list[Scored], switch: int, steps: int) -> Figure:
+def step_figure(results: list[Results], switch: int, steps: int) -> Figure:
     """The step responses r_t (model answers over the truth's jump) after the switch, mean over sweeps."""
     families = _families_with(results, "step")
     fig, axes = _grid(
@@ -283,7 +291,7 @@ def step_figure(results: list[Scored], switch: int, steps: int) -> Figure:
     return fig
 
 
-def _families_with(results: list[Scored], kind: str) -> list[str]:
+def _families_with(results: list[Results], kind: str) -> list[str]:
     table = {"chirp": lambda r: r.chirp, "step": lambda r: r.step}[kind]
     return list(dict.fromkeys(f for r in results if len(table(r)) for f in table(r)["family"]))
 
@@ -294,13 +302,14 @@ def save(fig: Figure, out: Path, stem: str, options: FigureOptions) -> Path:
     metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[options.format]
     # Fonts as journals take them: TrueType (42) embedded in PDF and PostScript, not Type 3 (IEEE's
     # and ACM's checkers refuse Type 3); SVG text kept as text, searchable and editable, not paths.
-    with rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}):
+    # A fixed salt for the SVG's element ids (random by default), so an SVG's bytes repeat too.
+    with rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none", "svg.hashsalt": "mathbode"}):
         fig.savefig(path, dpi=options.dpi, format=options.format, metadata=metadata)
     return path
 
 
 def draw_figures(
-    results: list[Scored],
+    results: list[Results],
     out: Path,
     switch: int,
     steps: int,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .results import Results
+
 #: The figures, by stem; a report writes them as `<stem>.<format>` (png, svg or pdf).
 BODE = "bode"
 FIT_QUALITY = "fit_quality"
@@ -16,6 +18,8 @@ FIGURE_FORMATS = ("png", "svg", "pdf")
 DEFAULT_DPI = 90
 #: The report itself (what a folder may be replaced by is decided by core.atomic's ownership record).
 REPORT_FILE = "report.md"
+#: The results document each presentation renders from (one per submission).
+RESULTS_FILE = "results.json"
 SCORES_FILE = "scores.json"
 SWEEPS_FILE = "sweeps.csv"
 SUMMARY_FILE = "frequency_summary.csv"
@@ -59,3 +63,25 @@ def figure_stems(sinusoid: bool, chirp: bool, step: bool) -> list[tuple[str, str
 
 #: PNG at the default resolution.
 DEFAULT_FIGURES = FigureOptions()
+
+
+def report_figures(results: list[Results]) -> list[tuple[str, str]]:
+    """(stem, caption) of the figures these results get: the one list the report links and the plots draw."""
+    return figure_stems(
+        any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
+    )
+
+
+#: The family table's columns: (scores.json field, the name a reader sees, digits). The console
+#: table uses the same names; "How to read this report" defines each.
+FAMILY_COLUMNS = (
+    ("mb_core", "MB-Core", 4),
+    ("mb_plus", "MB-Plus", 4),
+    ("mb_core_calibrated", "cal. MB-Core", 4),
+    ("mb_plus_calibrated", "cal. MB-Plus", 4),
+    ("gain_abs_err_mid", "|G-1| mid", 4),
+    ("phase_abs_deg_mid", "|phase| mid (deg)", 2),
+    ("r2_mean", "R2 mid", 4),
+    ("acf1_abs_mean", "|ACF(1)| mid", 4),
+    ("compliance_mean", "compliance", 4),
+)

@@ -17,14 +17,14 @@ from mathbode.schema.layout import layout
 
 from .figures import draw_figures, legend_columns, legend_rows, save
 from .files import BODE, COMPLIANCE, DEFAULT_FIGURES, MIDBAND, STEP_FIGURE, FigureOptions, figure_stems
-from .scoring import Scored
+from .results import Results
 from .table import Table
 
 #: Gains below this are not drawn (a log axis has no 0) but named in the panel: answers that barely move.
 GAIN_FLOOR = 1e-3
 
 
-def _no_answers(results: list[Scored], family: str) -> bool:
+def _no_answers(results: list[Results], family: str) -> bool:
     return all(not (r.summary[r.summary["family"] == family]["compliance"] > 0).any() for r in results)
 
 
@@ -48,7 +48,7 @@ def _say(ax: Axes, text: str, y: float = 0.5) -> None:
     ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="center", fontsize=7, color="dimgray", bbox=box)
 
 
-def bode_figure(results: list[Scored]) -> Figure:
+def bode_figure(results: list[Results]) -> Figure:
     """Gain (top row, log axis) and phase error (bottom row) per family, a curve per submission,
     each panel at its own scale, with the 95 % intervals (t, over sweeps) as error bars when computed."""
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
@@ -193,7 +193,7 @@ WORKER_SHARE = (BODE, STEP_FIGURE, COMPLIANCE, MIDBAND)
 
 
 def bode_plot(
-    results: list[Scored], out: Path, only: tuple[str, ...] | None = None, options: FigureOptions = DEFAULT_FIGURES
+    results: list[Results], out: Path, only: tuple[str, ...] | None = None, options: FigureOptions = DEFAULT_FIGURES
 ) -> Path:
     """Write the Bode plot and the report's other figures into `out` (`only`: just these stems)."""
     if any(len(r.summary) for r in results) and (only is None or BODE in only):

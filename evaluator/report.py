@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mathbode.core.atomic import atomic_folder, check_replaceable
+from mathbode.core.errors import UsageError
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 
 from .aggregate import HEADLINE
@@ -17,16 +18,18 @@ from .files import (
     CHIRP_FILE,
     COMPARISONS_FILE,
     DEFAULT_FIGURES,
+    FAMILY_COLUMNS,
     LEADERBOARD_FILE,
     REPORT_FILE,
+    RESULTS_FILE,
     SCORES_FILE,
     STEP_FILE,
     SUMMARY_FILE,
     SWEEPS_FILE,
     FigureOptions,
-    figure_stems,
+    report_figures,
 )
-from .scoring import Scored
+from .results import Rendering, Results, dumps, from_document, json_safe, read_document, to_document
 from .table import Table
 
 
@@ -39,17 +42,6 @@ def _num(x: Any, digits: int = 4) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
 
 
-def json_safe(obj: Any) -> Any:
-    """JSON has no NaN or infinity: write null for a number that is not finite."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [json_safe(v) for v in obj]
-    return obj
-
-
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     """A Markdown table; a `|` inside a cell (`|G-1| mid`) is escaped, or it would split the cell."""
 
@@ -59,11 +51,11 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), "|" + "---|" * len(header)] + [line(r) for r in rows]
 
 
-def leaderboard(results: list[Scored]) -> Table:
+def leaderboard(results: list[Results]) -> Table:
     """One row per submission: ranked within its group of equal conditions (best MB-Core first,
     MB-Plus breaking ties), with intervals when computed; files with no sinusoid sweep last, unranked."""
     rows = []
-    ordered: list[tuple[str, int | None, Scored]] = [
+    ordered: list[tuple[str, int | None, Results]] = [
         (label, rank + 1, r) for label, members in groups(results) for rank, r in enumerate(members)
     ]
     ordered += [(conditions_label(r), None, r) for r in unranked(results)]
@@ -90,7 +82,7 @@ def leaderboard(results: list[Scored]) -> Table:
     return Table.from_rows(rows)  # `rank` stays whole numbers, empty for an unranked file
 
 
-def interval_text(r: Scored, name: str, digits: int = 4) -> str:
+def interval_text(r: Results, name: str, digits: int = 4) -> str:
     """'0.8123 [0.7950, 0.8301]' (the interval only when computed; '0.8123 [no interval]' when
     computed and withheld: `interval_notes` says why)."""
     estimate = r.overall.get(name, math.nan)
@@ -113,7 +105,7 @@ SCORE_NAMES = {
 }
 
 
-def interval_notes(r: Scored) -> list[str]:
+def interval_notes(r: Results) -> list[str]:
     """Why an overall score that has a value got no 95 % interval, in words (one line per reason)."""
     intervals = r.extra.get("intervals") or {}
     reasons = intervals.get("no_interval") or {}
@@ -143,7 +135,7 @@ def _signed(x: Any, digits: int) -> str:
     return text[1:] if float(text) == 0 else text  # 0.0000, not -0.0000
 
 
-def diagnostics_lines(r: Scored) -> list[str]:
+def diagnostics_lines(r: Results) -> list[str]:
     """The chirp, step and agreement figures of one submission, as fixed-width text."""
     diag = r.extra.get("diagnostics")
     if not diag:
@@ -190,7 +182,7 @@ def diagnostics_lines(r: Scored) -> list[str]:
     return lines
 
 
-def dynamics_lines(r: Scored) -> list[str]:
+def dynamics_lines(r: Results) -> list[str]:
     """The system each family's sequential answers show (`dynamics`), as Markdown lines."""
     found = r.extra.get("dynamics")
     if not found:
@@ -231,7 +223,7 @@ def dynamics_lines(r: Scored) -> list[str]:
     return lines
 
 
-def compliance_note(r: Scored) -> str | None:
+def compliance_note(r: Results) -> str | None:
     """'0 of 1,280 responses were compliant: 1,160 had no answer tags at all; ...', or None when all were."""
     nc = r.extra.get("non_compliant")
     if not nc or nc["compliant"] == nc["lines"]:
@@ -240,7 +232,7 @@ def compliance_note(r: Scored) -> str | None:
     return f"{nc['compliant']:,} of {nc['lines']:,} answers were compliant: {reasons}."
 
 
-def method_note(r: Scored) -> str | None:
+def method_note(r: Results) -> str | None:
     """What a custom scoring configuration means for the numbers (None for the paper's)."""
     if r.provenance.get("method", "paper") == "paper":
         return None
@@ -252,7 +244,7 @@ def method_note(r: Scored) -> str | None:
     )
 
 
-def answers_text(r: Scored) -> str:
+def answers_text(r: Results) -> str:
     """'41,450 of 43,200 sinusoid rows compliant (MB-Core, MB-Plus); 3,840 of 3,840 chirp and step rows ...'."""
     parts = []
     rows = r.extra.get("num_rows") or 0
@@ -275,7 +267,7 @@ def answers_text(r: Scored) -> str:
     return "; ".join(parts) or "no rows scored"
 
 
-def repeatability_text(r: Scored) -> str | None:
+def repeatability_text(r: Results) -> str | None:
     """'repeatability: 85 prompts answered more than once, 100.0 % of them identically (mean spread 0)'."""
     rep = r.extra.get("repeatability")
     if not rep:
@@ -302,7 +294,7 @@ STATELESS_PHASE = (
 )
 
 
-def phase_parts_lines(r: Scored) -> list[str]:
+def phase_parts_lines(r: Results) -> list[str]:
     """Lag and per-prompt inconsistency per family (`phase_parts`), and what the paper's phase term kept."""
     parts = r.extra.get("phase_parts")
     if not parts:
@@ -322,7 +314,7 @@ def phase_parts_lines(r: Scored) -> list[str]:
     ]
 
 
-def provenance_lines(r: Scored) -> list[str]:
+def provenance_lines(r: Results) -> list[str]:
     """The conditions the answers were asked under and what scored them, as Markdown bullets."""
     cond = r.extra.get("conditions") or {}
     asked = [f"protocol {cond.get('protocol', 'stateless')}"]
@@ -344,7 +336,7 @@ def provenance_lines(r: Scored) -> list[str]:
     return lines
 
 
-def release_note(r: Scored) -> str | None:
+def release_note(r: Results) -> str | None:
     """Which release a score is of, when it is not the canonical MathBode (a condition, like the protocol)."""
     cond = r.extra.get("conditions") or {}
     if "release" not in cond:
@@ -355,7 +347,7 @@ def release_note(r: Scored) -> str | None:
     )
 
 
-def conditions_notes(r: Scored) -> list[str]:
+def conditions_notes(r: Results) -> list[str]:
     """How the answers were obtained or scored when that changes what a score means (custom
     scales, constrained format, one-shot, another parser)."""
     cond = r.extra.get("conditions") or {}
@@ -373,7 +365,7 @@ def conditions_notes(r: Scored) -> list[str]:
     return notes
 
 
-def na_notes(r: Scored) -> list[str]:
+def na_notes(r: Results) -> list[str]:
     """Why each family's n/a score is n/a (the overall's reason is among the coverage notes)."""
     notes = {fam: s["note"] for fam, s in r.families.items() if s.get("note")}
     if len(notes) > 1 and len(notes) == len(r.families) and len(set(notes.values())) == 1:
@@ -381,7 +373,7 @@ def na_notes(r: Scored) -> list[str]:
     return [f"{fam}: n/a: {note}." for fam, note in notes.items()]
 
 
-def coverage_notes(results: list[Scored]) -> list[str]:
+def coverage_notes(results: list[Results]) -> list[str]:
     """Why an overall score is n/a, how much of a preset a partial file answered, and when a ranking mixes presets."""
     notes = []
     for r in results:
@@ -423,27 +415,6 @@ def coverage_notes(results: list[Scored]) -> list[str]:
         )
     return notes
 
-
-def report_figures(results: list[Scored]) -> list[tuple[str, str]]:
-    """(stem, caption) of the figures these results get: the one list the report links and the plots draw."""
-    return figure_stems(
-        any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
-    )
-
-
-#: The family table's columns: (scores.json field, the name a reader sees, digits). The console
-#: table uses the same names; "How to read this report" defines each.
-FAMILY_COLUMNS = (
-    ("mb_core", "MB-Core", 4),
-    ("mb_plus", "MB-Plus", 4),
-    ("mb_core_calibrated", "cal. MB-Core", 4),
-    ("mb_plus_calibrated", "cal. MB-Plus", 4),
-    ("gain_abs_err_mid", "|G-1| mid", 4),
-    ("phase_abs_deg_mid", "|phase| mid (deg)", 2),
-    ("r2_mean", "R2 mid", 4),
-    ("acf1_abs_mean", "|ACF(1)| mid", 4),
-    ("compliance_mean", "compliance", 4),
-)
 
 HOW_TO_READ = """## How to read this report
 
@@ -515,14 +486,14 @@ the numbers below. Frequencies are in cycles per 64 steps.
 """
 
 
-def _family_table(r: Scored) -> list[str]:
+def _family_table(r: Results) -> list[str]:
     return _table(
         ["family", *(name for _, name, _ in FAMILY_COLUMNS)],
         [[fam, *(_num(s.get(k), d) for k, _, d in FAMILY_COLUMNS)] for fam, s in r.families.items()],
     )
 
 
-def _frequency_table(r: Scored) -> list[str]:
+def _frequency_table(r: Results) -> list[str]:
     return _table(
         ["family", "frequency", "gain", "phase error (deg)", "spread (deg)", "flat", "R2", "ACF(1)", "H2/H1"]
         + ["truth's H2/H1", "compliance", "sweeps"],
@@ -546,7 +517,7 @@ def _frequency_table(r: Scored) -> list[str]:
     )
 
 
-def _leaderboard_lines(results: list[Scored], tests: list[dict[str, Any]]) -> list[str]:
+def _leaderboard_lines(results: list[Results], tests: list[dict[str, Any]]) -> list[str]:
     lines = ["## Leaderboard", ""]
     grouped = groups(results)
     if len(grouped) > 1:
@@ -582,7 +553,7 @@ def _leaderboard_lines(results: list[Scored], tests: list[dict[str, Any]]) -> li
     return lines
 
 
-def _headline(r: Scored) -> str:
+def _headline(r: Results) -> str:
     whose = "custom scoring, not the paper's" if method_note(r) else "the paper's"
     return (
         f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
@@ -593,7 +564,7 @@ def _headline(r: Scored) -> str:
 
 
 def _markdown(
-    results: list[Scored], plots: bool, tests: list[dict[str, Any]], figures: FigureOptions = DEFAULT_FIGURES
+    results: list[Results], plots: bool, tests: list[dict[str, Any]], figures: FigureOptions = DEFAULT_FIGURES
 ) -> str:
     lines = ["# MathBode report", ""]
     if len(results) > 1 and groups(results):
@@ -667,8 +638,9 @@ def accuracy_text(accuracy: dict[str, Any]) -> str:
     )
 
 
-def _write_one(r: Scored, folder: Path) -> None:
+def _write_one(r: Results, document_text: str, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / RESULTS_FILE).write_text(document_text, encoding="utf-8")
     (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2, allow_nan=False) + "\n")
     r.sweeps.to_csv(folder / SWEEPS_FILE)
     r.summary.to_csv(folder / SUMMARY_FILE)
@@ -678,35 +650,94 @@ def _write_one(r: Scored, folder: Path) -> None:
         r.step.to_csv(folder / STEP_FILE)
 
 
+def documents_of(
+    results: list[Results], plots: bool = True, figures: FigureOptions = DEFAULT_FIGURES
+) -> list[dict[str, Any]]:
+    """The results document of each submission scored together, in the order given."""
+    shown = {"format": figures.format, "dpi": figures.dpi} if plots else None
+    return [to_document(r, Rendering(i, len(results), shown)) for i, r in enumerate(results)]
+
+
 def write_report(
-    results: list[Scored],
+    results: list[Results],
     out: str | Path,
     plots: bool = True,
     plotter: BackgroundPlotter | None = None,
     tests: list[dict[str, Any]] | None = None,
     figures: FigureOptions = DEFAULT_FIGURES,
 ) -> Path:
-    """Write the report folder atomically; an existing report there is replaced.
+    """Write the report folder atomically (an existing report there is replaced): each
+    submission's results document, and everything else rendered from those documents alone.
 
     With a `background.BackgroundPlotter`, the plot is drawn in its worker process while the
     other files are written.
     """
+    render_report(documents_of(results, plots, figures), tests or [], out, plotter)
+    return Path(out)
+
+
+def render_report(
+    documents: list[dict[str, Any]],
+    tests: list[dict[str, Any]],
+    out: str | Path,
+    plotter: BackgroundPlotter | None = None,
+) -> list[Results]:
+    """Write the report folder from results documents (and the neighbour tests between them)
+    alone: what `score` writes and `mathbode report` writes again, byte for byte. Returns the
+    results as read back from the documents, for the console."""
     out = Path(out)
     check_replaceable(out, "report")
+    # Each presentation reads the document as a reader of the file would: parsed from its text.
+    texts = [dumps(d) for d in documents]
+    read = [from_document(json.loads(text)) for text in texts]
+    results = [r for r, _ in read]
+    shown = read[0][1].figures if read else None
+    plots = shown is not None
+    figures = FigureOptions(shown["format"], shown["dpi"]) if shown else DEFAULT_FIGURES
+    tests = json.loads(json.dumps(json_safe(tests), allow_nan=False))
     with atomic_folder(out, "report") as tmp:
         drawing = plotter.plot(results, tmp, figures) if plots and plotter is not None else None
         if len(results) == 1:
-            _write_one(results[0], tmp)
+            _write_one(results[0], texts[0], tmp)
         else:
-            for r in results:
-                _write_one(r, tmp / r.label)
+            for r, text in zip(results, texts, strict=True):
+                _write_one(r, text, tmp / r.label)
             leaderboard(results).to_csv(tmp / LEADERBOARD_FILE)
             if tests:
-                document = json.dumps(json_safe(tests), indent=2, allow_nan=False) + "\n"
+                document = json.dumps(tests, indent=2, allow_nan=False) + "\n"
                 (tmp / COMPARISONS_FILE).write_text(document)
-        (tmp / REPORT_FILE).write_text(_markdown(results, plots, tests or [], figures))
+        (tmp / REPORT_FILE).write_text(_markdown(results, plots, tests, figures))
         if drawing is not None:
             drawing()
         elif plots:
             draw_here(results, tmp, options=figures)
-    return out
+    return results
+
+
+def saved_results(folder: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The results documents of a report folder (its own, or one per submission folder), in the
+    order they were scored, and the neighbour tests between them (comparisons.json)."""
+    documents, tests = saved_documents(folder)
+    return [document for document, _ in documents], tests
+
+
+def saved_documents(folder: str | Path) -> tuple[list[tuple[dict[str, Any], str]], list[dict[str, Any]]]:
+    """`saved_results`, each document with its text (as saved; as this version writes it, when upgraded)."""
+    folder = Path(folder)
+    paths = [folder / RESULTS_FILE] if (folder / RESULTS_FILE).is_file() else sorted(folder.glob(f"*/{RESULTS_FILE}"))
+    if not paths:
+        raise UsageError(
+            f"{folder}: no {RESULTS_FILE} in it or in its subfolders: not a report folder written by "
+            "`mathbode score` (a folder written before results documents existed: score its submissions again)."
+        )
+    documents = [read_document(path) for path in paths]  # each checked before anything is written
+    documents.sort(key=lambda d: d[0]["rendering"]["position"])
+    positions = [d["rendering"]["position"] for d, _ in documents]
+    if positions != list(range(len(documents))) or any(d["rendering"]["of"] != len(documents) for d, _ in documents):
+        raise UsageError(
+            f"{folder}: holds {len(documents)} results documents whose places ({positions}) are not those of "
+            "one scoring: a report folder is rendered as `mathbode score` wrote it."
+        )
+    comparisons = folder / COMPARISONS_FILE
+    tests = json.loads(comparisons.read_text(encoding="utf-8")) if comparisons.is_file() else []
+    return documents, tests

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any, Iterator, Mapping, Sequence
@@ -43,6 +42,7 @@ from .metrics import SWEEP_METRICS, sweep_metrics
 from .phase_parts import phase_parts
 from .reference_index import reference_index
 from .repeatability import repeatability
+from .results import Results
 from .table import Table
 from .uncertainty import Reported, score_intervals, wilson_interval
 
@@ -51,41 +51,22 @@ CUSTOM = "custom"
 DEFAULT_CONDITIONS = {"answer_format": "free", "prompting": "zero-shot", "protocol": "stateless"}
 
 
-@dataclass
-class Scored:
-    """The measurements of one submission."""
+#: The measurements of one submission (the name the scorer's callers know).
+Scored = Results
 
-    label: str
-    model: str | None
-    preset: str
-    sweeps: Table
-    summary: Table
-    families: dict[str, dict[str, Any]]
-    overall: dict[str, Any]
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: How it was scored (package, configuration, reference, parser, preset, time): see `provenance`.
-    provenance: dict[str, Any] = field(default_factory=dict)
-    #: Per row in scope: whether the answer equals the truth truncated to six decimals.
-    correct: Mapping[RowKey, bool] = field(default_factory=dict, repr=False)
-    #: chirp.csv: every window of every chirp sweep answered (see `transients`).
-    chirp: Table = field(default_factory=Table, repr=False)
-    #: step.csv: every step sweep answered.
-    step: Table = field(default_factory=Table, repr=False)
-    #: Per family: the mean normalised step response, from 4 steps before the switch.
-    step_curves: dict[str, list[float]] = field(default_factory=dict, repr=False)
 
-    def scores_json(self) -> dict[str, Any]:
-        """The `scores.json` document."""
-        return {
-            "method": self.provenance.get("method", "paper"),
-            "preset": self.preset,
-            "label": self.label,
-            "model": self.model,
-            "overall": self.overall,
-            "families": self.families,
-            **self.extra,
-            "provenance": self.provenance,
-        }
+def sweep_id(sweep: SweepKey) -> str:
+    """'linear_solve-q0-sinusoid-f4-ph120-a1' (chirp and step: no frequency or phase): a name for pages and links."""
+    parts = [sweep.family, f"q{sweep.question_id}", sweep.signal_type]
+    if sweep.frequency_cycles is not None:
+        parts.append(f"f{sweep.frequency_cycles:g}")
+    if sweep.phase_deg is not None:
+        parts.append(f"ph{sweep.phase_deg:g}")
+    return "-".join([*parts, f"a{sweep.amplitude_scale:g}"])
+
+
+def _trace(sweep: SweepKey, truth: np.ndarray, answer: np.ndarray) -> dict[str, Any]:
+    return {"id": sweep_id(sweep), "sweep": sweep._asdict(), "truth": truth.tolist(), "answer": answer.tolist()}
 
 
 class _CorrectRows(Mapping[RowKey, bool]):
@@ -390,6 +371,12 @@ def score(
         extra["intervals"], bars = score_intervals(sweeps, config, universe.families, reported)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
+    traces = [_trace(s, truth[i], y[i]) for i, s in enumerate(scoped) if s.frequency_cycles in config.mid_band]
+    traces += [
+        _trace(s, index.truth[index.steps[s]], y_all[index.steps[s]])
+        for s in index.transient_sweeps
+        if s in transient_sweeps
+    ]
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
     scoped_any = scoped_row.copy()
@@ -440,4 +427,5 @@ def score(
         chirp=chirp,
         step=step,
         step_curves=step_curves,
+        traces=traces,
     )

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .table import Table, compensated_means
+
 #: Steps per chirp window (see the module text).
 CHIRP_WINDOW = 16
 #: Compliant answers a window needs.
@@ -238,3 +240,17 @@ def step_response(truth: np.ndarray, model: np.ndarray, switch: int) -> dict[str
     elif outside[-1] < len(r) - 1:
         out["settling_time"] = float(outside[-1] + 1)
     return out
+
+
+CURVE_COLUMNS = ("frequency_cycles", "gain", "phase_err_deg", "compliance")
+
+
+def family_curves(chirp: Table) -> dict[str, list[dict[str, float]]]:
+    """Each family's chirp curve: per window centre (ascending), the mean over its chirp sweeps."""
+    curves: dict[str, list[dict[str, float]]] = {}
+    cells = sorted(chirp.groups(["family", "centre_step"]), key=lambda cell: (str(cell[0][0]), cell[0][1]))
+    for (family, centre), where in cells:
+        means = compensated_means(chirp.numbers(CURVE_COLUMNS)[where])  # summed as pandas' grouped mean sums
+        point = {"centre_step": float(centre), **dict(zip(CURVE_COLUMNS, map(float, means), strict=True))}
+        curves.setdefault(str(family), []).append(point)
+    return curves

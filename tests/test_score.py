@@ -125,6 +125,7 @@ def test_report_files_exist_and_agree(baseline_result, tmp_path):
         "frequency_summary.csv",
         "midband_summary.png",
         "report.md",
+        "results.json",
         "scores.json",
         "step.csv",
         "step.png",

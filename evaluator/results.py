@@ -1,0 +1,303 @@
+"""The results document: everything one submission's scoring found, in one versioned JSON file.
+
+Scoring computes a `Results` (`scoring.Scored` is one, with the per-row correctness a paired test
+needs); every presentation (the console table, report.md, the CSVs, the figures, the site)
+renders from a `Results` read back from this document, never from the scorer's objects, so
+`mathbode report` re-renders saved results byte for byte without the submission or the reference.
+
+The document (`results.json`, schema `schema/results.schema.json`):
+
+- `format`, `version`: "mathbode-results" and `RESULTS_VERSION`; another version is refused
+  (an older one is upgraded where `UPGRADES` knows how).
+- `scores`: exactly what scores.json holds.
+- `tables`: sweeps.csv, frequency_summary.csv, chirp.csv and step.csv as typed columns.
+- `step_curves`: per family, the mean normalised step response (the step figure).
+- `traces`: the answers against the truth over the 64 steps of each mid-band sinusoid sweep and
+  each chirp and step sweep (the site's drill-down).
+- `rendering`: the submission's place among those scored together and the figures' format.
+
+JSON has no NaN: a number that is not finite is written as null and read back as NaN, except
+where null means "none" (`_NULL_MEANS_NONE`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+from jsonschema import Draft202012Validator
+
+from mathbode.core.errors import UsageError
+from mathbode.schema.json_schemas import load_schema
+
+from .table import Table
+
+FORMAT = "mathbode-results"
+#: The version this package writes and reads; a document of another is upgraded or refused.
+RESULTS_VERSION = 1
+TABLES = ("sweeps", "summary", "chirp", "step")
+#: Keys under which null is a value of its own ("no interval", "no model"), not a NaN.
+_NULL_MEANS_NONE = frozenset(
+    {"model", "coverage", "preset_rows", "wilson_95", "intervals", "delay_interval", "low_pass_a_interval", "input"}
+)
+
+
+class ResultsVersionError(UsageError):
+    """A results document this package cannot read."""
+
+
+def json_safe(obj: Any) -> Any:
+    """JSON has no NaN or infinity: write null for a number that is not finite."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def _nan_for_null(obj: Any, key: str = "") -> Any:
+    """The inverse of `json_safe` for the scores: null is NaN, but under `_NULL_MEANS_NONE`."""
+    if key in _NULL_MEANS_NONE:
+        return obj
+    if obj is None:
+        return math.nan
+    if isinstance(obj, dict):
+        return {k: _nan_for_null(v, k) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_nan_for_null(v, key) for v in obj]
+    return obj
+
+
+@dataclass
+class Results:
+    """One submission's results, as the presentations read them."""
+
+    label: str
+    model: str | None
+    preset: str
+    #: sweeps.csv: one row per sinusoid sweep scored.
+    sweeps: Table
+    #: frequency_summary.csv: per family and frequency.
+    summary: Table
+    families: dict[str, dict[str, Any]]
+    overall: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: How it was scored (package, configuration, reference, parser, preset, time).
+    provenance: dict[str, Any] = field(default_factory=dict)
+    #: chirp.csv: every window of every chirp sweep answered.
+    chirp: Table = field(default_factory=Table, repr=False)
+    #: step.csv: every step sweep answered.
+    step: Table = field(default_factory=Table, repr=False)
+    #: Per family: the mean normalised step response, from 4 steps before the switch.
+    step_curves: dict[str, list[float]] = field(default_factory=dict, repr=False)
+    #: The drill-down: per mid-band sinusoid sweep and chirp and step sweep, its key, the truth
+    #: and the answers (NaN: none compliant) over the 64 steps.
+    traces: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: Per row in scope: whether the answer equals the truth truncated to six decimals. Only the
+    #: scorer has it (the paired tests between submissions use it); it is not in the document.
+    correct: Mapping[Any, bool] = field(default_factory=dict, repr=False)
+
+    def scores_json(self) -> dict[str, Any]:
+        """The `scores.json` document."""
+        return {
+            "method": self.provenance.get("method", "paper"),
+            "preset": self.preset,
+            "label": self.label,
+            "model": self.model,
+            "overall": self.overall,
+            "families": self.families,
+            **self.extra,
+            "provenance": self.provenance,
+        }
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """How a report shows a submission: its place among those scored together, and its figures."""
+
+    #: 0-based place in the order the files were given.
+    position: int = 0
+    #: How many submissions were scored together (1: the report folder is this submission's).
+    of: int = 1
+    #: The figures' format and resolution, or None when drawn without figures (--no-plots).
+    figures: dict[str, Any] | None = field(default_factory=lambda: {"format": "png", "dpi": 90})
+
+
+def _table_json(table: Table) -> dict[str, Any]:
+    columns = []
+    for name in table.columns:
+        values = table[name]
+        kind = {"f": "float64", "i": "int64"}.get(values.dtype.kind, "object")
+        columns.append({"name": name, "type": kind, "values": json_safe(values.tolist())})
+    return {"length": len(table), "columns": columns}
+
+
+def _table_of(document: dict[str, Any]) -> Table:
+    columns: dict[str, np.ndarray] = {}
+    for c in document["columns"]:
+        if c["type"] == "object":
+            array = np.empty(len(c["values"]), dtype=object)
+            array[:] = c["values"]
+        else:
+            values = [math.nan if v is None else v for v in c["values"]]
+            array = np.array(values, dtype=np.float64 if c["type"] == "float64" else np.int64)
+        columns[c["name"]] = array
+    return Table(columns, length=document["length"])
+
+
+def to_document(r: Results, rendering: Rendering = Rendering()) -> dict[str, Any]:
+    """The results document of `r` (JSON-ready: no NaN)."""
+    return {
+        "format": FORMAT,
+        "version": RESULTS_VERSION,
+        "scores": json_safe(r.scores_json()),
+        "tables": {name: _table_json(getattr(r, name)) for name in TABLES},
+        "step_curves": json_safe(r.step_curves),
+        "traces": json_safe(r.traces),
+        "rendering": {"position": rendering.position, "of": rendering.of, "figures": rendering.figures},
+    }
+
+
+def dumps(document: dict[str, Any]) -> str:
+    """The document's text: compact (the traces are most of it), one key order, a final newline."""
+    return json.dumps(document, separators=(",", ":"), allow_nan=False, ensure_ascii=False) + "\n"
+
+
+#: Upgrades from older versions, by the version they read: each returns the next version's document.
+UPGRADES: dict[int, Any] = {}
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema("results.schema.json"))
+
+
+#: The long arrays (a FULL document holds about 100,000 numbers): jsonschema takes half a second
+#: over them, so it reads their first few and `_check_arrays` the rest.
+_SAMPLE = 4
+
+
+def _skeleton(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with each long array cut to its first `_SAMPLE` values, for jsonschema."""
+    out = dict(document)
+    if isinstance(document.get("traces"), list):
+        out["traces"] = [
+            {k: v[:_SAMPLE] if k in ("truth", "answer") and isinstance(v, list) else v for k, v in t.items()}
+            if isinstance(t, dict)
+            else t
+            for t in document["traces"][:_SAMPLE]
+        ]
+    tables = document.get("tables")
+    if isinstance(tables, dict):
+        out["tables"] = {
+            name: {
+                **table,
+                "columns": [
+                    {**c, "values": c["values"][:_SAMPLE]}
+                    if isinstance(c, dict) and isinstance(c.get("values"), list)
+                    else c
+                    for c in table.get("columns", [])
+                ],
+            }
+            if isinstance(table, dict) and isinstance(table.get("columns"), list)
+            else table
+            for name, table in tables.items()
+        }
+    return out
+
+
+def _check_arrays(document: dict[str, Any], where: str) -> None:
+    """What the schema says of the long arrays, checked at the speed of a loop."""
+
+    def refuse(at: str, what: str) -> None:
+        raise ResultsVersionError(f"{where}: does not follow schema/results.schema.json at {at}: {what}")
+
+    number = (int, float)
+    first = document["traces"][0] if document["traces"] else {}
+    for i, t in enumerate(document["traces"]):
+        if not isinstance(t, dict) or t.keys() != first.keys() or not isinstance(t.get("sweep"), dict):
+            refuse(f"traces/{i}", "not a trace like the first (id, sweep, truth, answer)")
+        if not isinstance(t["id"], str) or not isinstance(t["truth"], list) or not isinstance(t["answer"], list):
+            refuse(f"traces/{i}", "an id that is not a text, or truth or answer not a list")
+        if len(t["truth"]) != len(t["answer"]):
+            refuse(f"traces/{i}", "truth and answer of different lengths")
+        if not all(type(v) in number for v in t["truth"]):
+            refuse(f"traces/{i}/truth", "a value that is not a number")
+        if not all(v is None or type(v) in number for v in t["answer"]):
+            refuse(f"traces/{i}/answer", "a value that is neither a number nor null")
+    for name, table in document["tables"].items():
+        for c in table["columns"]:
+            if len(c["values"]) != table["length"]:
+                refuse(f"tables/{name}/{c['name']}", f"{len(c['values'])} values in a table of {table['length']} rows")
+            if c["type"] != "object" and not all(v is None or type(v) in number for v in c["values"]):
+                refuse(f"tables/{name}/{c['name']}", f"a value that is not a number in a {c['type']} column")
+
+
+def checked(document: Any, where: str = "results document") -> dict[str, Any]:
+    """The document, upgraded to `RESULTS_VERSION` if need be; another format or a newer version is refused."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ResultsVersionError(f'{where}: not a MathBode results document (no "format": "{FORMAT}").')
+    version = document.get("version")
+    while isinstance(version, int) and version in UPGRADES and version != RESULTS_VERSION:
+        document = UPGRADES[version](document)
+        version = document.get("version")
+    if version != RESULTS_VERSION:
+        raise ResultsVersionError(
+            f"{where}: results version {version!r}, and this mathbode reads version {RESULTS_VERSION}: "
+            "score the submissions again with this version (or render them with the version that wrote them)."
+        )
+    errors = sorted(_validator().iter_errors(_skeleton(document)), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        at = "/".join(str(p) for p in first.path) or "(top)"
+        raise ResultsVersionError(f"{where}: does not follow schema/results.schema.json at {at}: {first.message}")
+    _check_arrays(document, where)
+    return document
+
+
+def from_document(document: dict[str, Any]) -> tuple[Results, Rendering]:
+    """A `Results` read back from its document (one `checked`, or just written), and how it is rendered."""
+    scores = document["scores"]
+    head = {"method", "preset", "label", "model", "overall", "families", "provenance"}
+    r = Results(
+        label=scores["label"],
+        model=scores["model"],
+        preset=scores["preset"],
+        sweeps=_table_of(document["tables"]["sweeps"]),
+        summary=_table_of(document["tables"]["summary"]),
+        families=_nan_for_null(scores["families"]),
+        overall=_nan_for_null(scores["overall"]),
+        extra={k: _nan_for_null(v, k) for k, v in scores.items() if k not in head},
+        provenance=scores["provenance"],
+        chirp=_table_of(document["tables"]["chirp"]),
+        step=_table_of(document["tables"]["step"]),
+        step_curves=_nan_for_null(document["step_curves"]),
+        traces=[{**t, "answer": [math.nan if v is None else v for v in t["answer"]]} for t in document["traces"]],
+    )
+    rendering = document["rendering"]
+    return r, Rendering(rendering["position"], rendering["of"], rendering["figures"])
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    """Read a results.json and check it (upgraded to this version when it is older)."""
+    return read_document(path)[0]
+
+
+def read_document(path: Path) -> tuple[dict[str, Any], str]:
+    """A results.json checked (upgraded when older), and its text: as saved, or as this version
+    writes the upgraded document."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        document = json.loads(text)
+    except (OSError, ValueError) as err:
+        raise UsageError(f"{path}: cannot be read as a results document ({err}).") from None
+    version = document.get("version") if isinstance(document, dict) else None
+    document = checked(document, str(path))
+    return document, text if version == document["version"] else dumps(document)

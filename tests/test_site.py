@@ -1,0 +1,295 @@
+"""The leaderboard site in a real browser: headless Chromium opens every page of sites of 1, 2 and
+10 submissions (one with no compliant answer, one of chirp and step rows only, one sequential).
+
+Needs Debian's `chromium` and `chromium-driver` (README, "The leaderboard site"); .ci/run installs
+them and sets MATHBODE_REQUIRE_BROWSER=1, so there a missing browser fails instead of skipping.
+Screenshots of the leaderboard and a submission page at a phone's and a wide screen's width are
+kept in tests/artifacts/site/ (ignored by git).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from .site_fixtures import score, site, submissions
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "site"
+WIDTHS = {"phone": (390, 844), "wide": (1440, 900)}
+
+if not (CHROMIUM and CHROMEDRIVER):
+    if os.environ.get("MATHBODE_REQUIRE_BROWSER") == "1":
+        raise RuntimeError("MATHBODE_REQUIRE_BROWSER=1 but chromium or chromedriver is not on PATH")
+    pytest.skip(
+        "the site's browser tests need chromium and chromedriver on PATH (Debian: apt-get install chromium "
+        "chromium-driver)",
+        allow_module_level=True,
+    )
+
+webdriver = pytest.importorskip("selenium.webdriver")
+
+
+@pytest.fixture(scope="module")
+def sites(reference, tmp_path_factory):
+    """Sites of 1, 2 and 10 submissions, from report folders scored from the packaged rows."""
+    root = tmp_path_factory.mktemp("site")
+    subs = submissions(reference, root / "subs")
+    one = score([subs["exact"]], root / "r1", "--no-plots")
+    two = score([subs["noisy-0"], subs["noisy-1"]], root / "r2", "--no-plots", "--bootstrap", "200")
+    ten = score([p for name, p in subs.items() if name != "exact"], root / "r10", "--no-plots", "--bootstrap", "200")
+    return {
+        1: site([one], root / "s1"),
+        2: site([two], root / "s2"),
+        10: site([ten, one], root / "s10"),  # two results folders: 9 + 1 submissions
+    }
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="mathbode-chromium-")
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--window-size=1440,900",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _open(driver, path: Path, fragment: str = "") -> None:
+    driver.get_log("browser")  # drop what earlier pages logged
+    driver.get_log("performance")
+    driver.get(path.as_uri() + (f"#{fragment}" if fragment else ""))
+    driver.execute_async_script(
+        "const done = arguments[0];"
+        "const ready = () => document.querySelectorAll('div.plot').length === "
+        "document.querySelectorAll('div.plot.js-plotly-plot').length;"
+        "const wait = (n) => (ready() || n > 200) ? done() : setTimeout(() => wait(n + 1), 50);"
+        "wait(0);"
+    )
+
+
+def _problems(driver) -> list[str]:
+    """Console errors and warnings, and failed requests, since the page was opened."""
+    said = [f"console {e['level']}: {e['message']}" for e in driver.get_log("browser") if e["level"] != "INFO"]
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.loadingFailed":
+            said.append(f"failed request: {message['params'].get('errorText')}")
+        if message["method"] == "Network.responseReceived" and message["params"]["response"]["status"] >= 400:
+            said.append(f"request {message['params']['response']['url']}: {message['params']['response']['status']}")
+    return said
+
+
+def _links(driver) -> list[str]:
+    return driver.execute_script("return Array.from(document.querySelectorAll('a[href]'), a => a.href)")
+
+
+def _crawl(driver, index: Path) -> dict[Path, list[str]]:
+    """Open every page reachable from the index; per page, what went wrong on it (nothing, for all)."""
+    root = index.parent.resolve()
+    seen: dict[Path, list[str]] = {}
+    queue = [index.resolve()]
+    while queue:
+        page = queue.pop()
+        if page in seen:
+            continue
+        _open(driver, page)
+        found = _problems(driver)
+        for href in _links(driver):
+            url = urlparse(href)
+            if url.scheme != "file":
+                if url.netloc not in ("plotly.com",):  # the footer's credit: never requested by the page
+                    found.append(f"link off the site: {href}")
+                continue
+            target = Path(unquote(url.path))
+            if not target.is_file():
+                found.append(f"broken link: {href}")
+                continue
+            assert root in target.resolve().parents, href
+            if url.fragment and target.suffix == ".html":
+                if f'id="{url.fragment}"' not in target.read_text(encoding="utf-8"):
+                    found.append(f"link to a missing anchor: {href}")
+            if target.suffix == ".html":
+                queue.append(target.resolve())
+        seen[page] = found
+    return seen
+
+
+@pytest.mark.parametrize("count", [1, 2, 10])
+def test_every_page_loads_without_an_error_and_every_link_resolves(browser, sites, count):
+    pages = _crawl(browser, sites[count] / "index.html")
+    assert {page: problems for page, problems in pages.items() if problems} == {}
+    submissions = 9 + 1 if count == 10 else count
+    assert len([p for p in pages if p.parent.name == "submissions"]) == submissions
+    assert len([p for p in pages if p.parent.name == "sweeps"]) == submissions
+    assert len([p for p in pages if p.parent.name == "families"]) == 5
+
+
+def _column(driver, table_id: str, column: int) -> list[str]:
+    return driver.execute_script(
+        f"return Array.from(document.querySelectorAll('#{table_id} tbody tr'), "
+        f"tr => tr.children[{column}].getAttribute('data-value') ?? tr.children[{column}].textContent)"
+    )
+
+
+def test_sorting_the_leaderboard_reorders_it(browser, sites):
+    _open(browser, sites[10] / "index.html")
+    ranked = _column(browser, "leaderboard-1", 4)  # MB-Core, best first
+    names = _column(browser, "leaderboard-1", 1)
+    known = [float(v) for v in ranked if v != "n/a"]
+    assert len(known) >= 6 and ranked[len(known) :] == ["n/a"]  # the file with no compliant answer: last
+    assert known == sorted(known, reverse=True)
+    browser.find_element("css selector", "#leaderboard-1 th:nth-child(5) button").click()
+    ascending = _column(browser, "leaderboard-1", 4)
+    assert [float(v) for v in ascending if v != "n/a"] == sorted(known) and ascending[-1] == "n/a"  # n/a stays last
+    assert _column(browser, "leaderboard-1", 1) != names
+    header = browser.find_element("css selector", "#leaderboard-1 th:nth-child(5)")
+    assert header.get_attribute("aria-sort") == "ascending"
+    browser.find_element("css selector", "#leaderboard-1 th:nth-child(2) button").click()
+    assert _column(browser, "leaderboard-1", 1) == sorted(names, key=str.lower)
+
+
+def test_the_leaderboard_groups_conditions_and_shows_ties_and_intervals(browser, sites):
+    _open(browser, sites[10] / "index.html")
+    headings = [h.text for h in browser.find_elements("css selector", "main section h2")]
+    assert any("protocol stateless" in h for h in headings) and any("protocol sequential" in h for h in headings)
+    assert "Not ranked: no sinusoid sweeps" in headings
+    cells = browser.find_elements("css selector", "#leaderboard-1 tbody td:nth-child(5)")
+    assert all("[" in c.text for c in cells if c.text != "n/a"), [c.text for c in cells]  # 95 % intervals
+    ranks = [c.text for c in browser.find_elements("css selector", "#leaderboard-1 tbody td:nth-child(1)")]
+    assert ranks[0].startswith("1")
+
+
+def _document(site: Path, slug: str) -> dict:
+    return json.loads((site / "data" / slug / "results.json").read_text())
+
+
+def _same(shown: list, expected: list) -> bool:
+    return len(shown) == len(expected) and all(
+        (a is None and (b is None or b != b)) or (a is not None and b is not None and math.isclose(a, b, rel_tol=1e-12))
+        for a, b in zip(shown, expected, strict=True)
+    )
+
+
+def test_each_plot_renders_with_its_data(browser, sites):
+    site_dir = sites[10]
+    _open(browser, site_dir / "submissions" / "noisy-0.html")
+    plots = browser.execute_script(
+        "return Array.from(document.querySelectorAll('div.plot'), d => ({id: d.id, "
+        "traces: d.data.map(t => ({name: t.name, y: t.y})), "
+        "points: d.querySelectorAll('.scatterlayer .point').length, "
+        "log: d.layout.yaxis.type, alt: d.getAttribute('aria-label')}))"
+    )
+    assert [p["id"] for p in plots] == ["bode-gain", "bode-phase"]
+    summary = _document(site_dir, "noisy-0")["tables"]["summary"]
+    columns = {c["name"]: c["values"] for c in summary["columns"]}
+    for trace in plots[0]["traces"]:
+        rows = [i for i, f in enumerate(columns["family"]) if f == trace["name"]]
+        assert _same(trace["y"], [columns["gain"][i] for i in rows])
+    assert plots[0]["log"] == "log"
+    assert all(p["points"] > 0 and p["alt"] for p in plots)
+    # Error bars: the noisy runs were scored with intervals.
+    bars = browser.execute_script("return document.getElementById('bode-gain').data[0].error_y.array.length")
+    assert bars == len(plots[0]["traces"][0]["y"])
+    _open(browser, site_dir / "submissions" / "chirp-step-only.html")
+    shown = browser.execute_script(
+        "return Array.from(document.querySelectorAll('div.plot'), d => [d.id, d.querySelectorAll('.point').length])"
+    )
+    assert [name for name, _ in shown] == ["transient-step", "transient-chirp"]
+    assert all(points > 0 for _, points in shown)
+
+
+def test_hovering_a_point_shows_its_value(browser, sites):
+    _open(browser, sites[1] / "submissions" / "exact.html")
+    text = browser.execute_script(
+        "const d = document.getElementById('bode-gain');"
+        "Plotly.Fx.hover(d, [{curveNumber: 0, pointNumber: 0}]);"
+        "return Array.from(d.querySelectorAll('.hoverlayer text'), t => t.textContent).join(' ');"
+    )
+    assert "cycles: 1.0000" in text
+
+
+def test_the_drill_down_shows_the_answers_of_the_sweep_it_names(browser, sites):
+    site_dir = sites[10]
+    traces = _document(site_dir, "noisy-3")["traces"]
+    chosen = traces[len(traces) // 2]
+    _open(browser, site_dir / "sweeps" / "noisy-3.html", chosen["id"])
+    drawn = browser.execute_script(
+        "const d = document.getElementById('drill');"
+        "return {sweep: d.dataset.sweep, truth: d.data[0].y, answer: d.data[1].y, "
+        "rows: document.querySelectorAll('#drill-table tbody tr').length, "
+        "points: d.querySelectorAll('.scatterlayer .point').length}"
+    )
+    assert drawn["sweep"] == chosen["id"]
+    assert _same(drawn["answer"], chosen["answer"])
+    assert _same(drawn["truth"], [round(v, 7) for v in chosen["truth"]])  # shown to 7 decimals
+    assert drawn["rows"] == 64 and drawn["points"] > 64
+    assert any(a != t for a, t in zip(chosen["answer"], chosen["truth"], strict=True))  # a noisy sweep
+    # Following another sweep's link redraws the plot with that sweep's answers.
+    other = traces[0]
+    browser.find_element("css selector", f'a[href="#{other["id"]}"]').click()
+    assert browser.execute_script("return document.getElementById('drill').dataset.sweep") == other["id"]
+
+
+def test_no_compliant_answers_is_said_first(browser, sites):
+    _open(browser, sites[10] / "submissions" / "never-compliant.html")
+    alert = browser.find_element("css selector", "p.alert").text
+    assert alert.startswith("0 of 5,760 answers were compliant")
+    assert _problems(browser) == []
+
+
+def _screenshot(driver, path: Path, size: tuple[int, int]) -> None:
+    """The whole page (up to 6,000 px tall) at the window's width."""
+    height = min(driver.execute_script("return document.documentElement.scrollHeight"), 6000)
+    clip = {"x": 0, "y": 0, "width": size[0], "height": height, "scale": 1}
+    shot = driver.execute_cdp_cmd(
+        "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def test_screenshots_at_two_widths(browser, sites):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pages = {"leaderboard": sites[10] / "index.html", "submission": sites[10] / "submissions" / "noisy-1.html"}
+    try:
+        for name, page in pages.items():
+            for width, size in WIDTHS.items():
+                browser.set_window_size(*size)
+                _open(browser, page)
+                overflow = browser.execute_script(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+                )
+                assert overflow <= 1, f"{name} at {width} width scrolls sideways by {overflow} px"
+                path = ARTIFACTS / f"{name}-{width}.png"
+                _screenshot(browser, path, size)
+                assert path.stat().st_size > 10_000
+    finally:
+        browser.set_window_size(*WIDTHS["wide"])
