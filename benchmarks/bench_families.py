@@ -70,10 +70,9 @@ def generation_per_row(repeat: int) -> tuple[dict[str, list[float]], dict[str, s
     return seconds, kinds
 
 
-def naive_per_prompt(sample: int) -> float:
-    """Seconds per distinct prompt of sympy's evalf (30 digits) on the extended irrational families."""
-    import sympy as sp
-
+def irrational_work(sample: int) -> list[tuple[object, int, float]]:
+    """(family, question, rendered p) of up to `sample` distinct prompts of the extended families
+    whose answers are not rational: the same work for both ways of evaluating them."""
     from mathbode.builder.families import EXTENDED
     from mathbode.builder.rows import family_table
 
@@ -84,6 +83,13 @@ def naive_per_prompt(sample: int) -> float:
         table = family_table(family).select(["question_id", "p_value"]).to_pylist()
         pairs = sorted({(r["question_id"], r["p_value"]) for r in table})
         work += [(family, q, p) for q, p in pairs[: max(1, sample // len(EXTENDED))]]
+    return work
+
+
+def naive_per_prompt(work: list) -> float:
+    """Seconds per distinct prompt of sympy's evalf (30 digits): not certified."""
+    import sympy as sp
+
     start = time.perf_counter()
     for family, q, p in work:
         expr = family.question_answer(q)
@@ -91,22 +97,13 @@ def naive_per_prompt(sample: int) -> float:
     return (time.perf_counter() - start) / len(work)
 
 
-def certified_per_prompt(sample: int) -> float:
-    """Seconds per distinct prompt of the certified evaluation, on the same work as `naive_per_prompt`."""
-    from mathbode.builder.families import EXTENDED
-    from mathbode.builder.rows import family_table
-
-    work = []
-    for family in EXTENDED.values():
-        if family.kind == "rational":
-            continue
-        table = family_table(family).select(["question_id", "p_value"]).to_pylist()
-        pairs = sorted({(r["question_id"], r["p_value"]) for r in table})
-        work += [(family.answer_function(q), Fraction(repr(p))) for q, p in pairs[: max(1, sample // len(EXTENDED))]]
+def certified_per_prompt(work: list) -> float:
+    """Seconds per distinct prompt of the certified evaluation (the answers compiled beforehand)."""
+    answers = [(family.answer_function(q), Fraction(repr(p))) for family, q, p in work]
     start = time.perf_counter()
-    for answer, p in work:
+    for answer, p in answers:
         answer.float_at(p)
-    return (time.perf_counter() - start) / len(work)
+    return (time.perf_counter() - start) / len(answers)
 
 
 def check_seconds() -> dict[str, float]:
@@ -142,7 +139,8 @@ def main() -> None:
         mean = statistics.mean(values)
         print(f"  {kind:<26} {mean * 1e6:8.2f} us/row  ({mean / rational:.2f}x the canonical rational path)")
 
-    naive, certified = naive_per_prompt(args.sample), certified_per_prompt(args.sample)
+    work = irrational_work(args.sample)
+    naive, certified = naive_per_prompt(work), certified_per_prompt(work)
     print(
         f"one irrational answer, per distinct prompt: certified {certified * 1e6:.1f} us, sympy evalf(30) "
         f"{naive * 1e6:.1f} us (uncertified); evalf / certified = {naive / certified:.1f}x"
