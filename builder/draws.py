@@ -34,7 +34,8 @@ class Draw:
     def value(self, index: int) -> str:
         """The `index`-th value of the grid, as the prompt prints it (the step's decimals)."""
         step = Decimal(self.step)
-        exponent = min(step.normalize().as_tuple().exponent, 0)
+        places = step.normalize().as_tuple().exponent
+        exponent = min(places, 0) if isinstance(places, int) else 0
         value = Decimal(self.low) + step * (index % self.values())
         return str(value.quantize(Decimal(1).scaleb(exponent)))
 

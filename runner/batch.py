@@ -269,7 +269,8 @@ class Read:
 def _error_text(error: Any) -> str:
     """An error object (OpenAI's `{code, message}`, vLLM's ErrorResponse `{error: {...}}`, a string)."""
     if isinstance(error, dict):
-        inner = error.get("error") if isinstance(error.get("error"), dict) else error
+        nested = error.get("error")
+        inner = nested if isinstance(nested, dict) else error
         code, message = inner.get("code"), inner.get("message")
         text = " ".join(str(x) for x in (code, message) if x not in (None, ""))
         return (text or json.dumps(error, ensure_ascii=False))[:300]
@@ -348,7 +349,9 @@ def read(where: Path, results: list[Path]) -> Read:
                 )
             found[cid] = _result(record, place, config)
     conditions = config.conditions()
-    lines, seen, failed = [], set(), {}
+    lines: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    failed: dict[str, tuple[str | None, str]] = {}
     answered = compliant = 0
     for row in rows:
         cid = row["custom_id"]
@@ -366,7 +369,7 @@ def read(where: Path, results: list[Path]) -> Read:
             line["prediction"] = None
             meta["failed"] = result.failed
             if first:
-                failed[cid] = (result.where, result.failed)
+                failed[cid] = (result.where, result.failed or "")
         line["model"] = config.model
         meta.update(conditions)
         if config.dedupe:

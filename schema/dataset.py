@@ -482,8 +482,9 @@ def check_release(
             canonical,
             hashes,
             report.valid,
-            *((manifest.name, manifest.content_hash) if manifest else ()),
-            split=(manifest.prompts_hash or "?") if split is not None else None,
+            name=manifest.name if manifest else None,
+            content=manifest.content_hash if manifest else None,
+            split=(manifest.prompts_hash or "?") if manifest and split is not None else None,
         ),
     ]
     return report, read
