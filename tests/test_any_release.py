@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -385,21 +384,10 @@ def test_the_lm_eval_aggregation_on_a_release_of_unknown_families(toy):
 @pytest.fixture
 def local_hub(monkeypatch, tmp_path):
     """This process's Hub client pointed at the test double (as tests/test_hub.py does)."""
-    from huggingface_hub import constants
-
-    from .fixtures.fake_hub import FakeHub
+    from .fixtures.fake_hub import FakeHub, point_hub_client_at
 
     server = FakeHub().start()
-    monkeypatch.setattr(constants, "ENDPOINT", server.endpoint)
-    monkeypatch.setattr(
-        constants, "HUGGINGFACE_CO_URL_TEMPLATE", server.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
-    )
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(tmp_path / "token"))
-    for name in [k for k in os.environ if k.startswith("HF_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    point_hub_client_at(server.endpoint, monkeypatch, tmp_path)
     yield server
     server.stop()
 

@@ -57,18 +57,9 @@ def hub_env(hub, tmp_path_factory):
 @pytest.fixture
 def local_hub(hub, monkeypatch, tmp_path):
     """This process's Hub client pointed at the test double (its constants are read at import)."""
-    from huggingface_hub import constants
+    from .fixtures.fake_hub import point_hub_client_at
 
-    monkeypatch.setattr(constants, "ENDPOINT", hub.endpoint)
-    monkeypatch.setattr(
-        constants, "HUGGINGFACE_CO_URL_TEMPLATE", hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
-    )
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(tmp_path / "token"))
-    for name in [k for k in os.environ if k.startswith("HF_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    point_hub_client_at(hub.endpoint, monkeypatch, tmp_path)
     return hub
 
 
