@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .results import Results
 
@@ -85,3 +86,14 @@ FAMILY_COLUMNS = (
     ("acf1_abs_mean", "|ACF(1)| mid", 4),
     ("compliance_mean", "compliance", 4),
 )
+
+
+def write_tables(r: Results, folder: Path) -> None:
+    """A result's CSV tables in `folder`: sweeps and the frequency summary always, chirp and step
+    readings when it has them (the report folder and the site's downloads alike)."""
+    r.sweeps.to_csv(folder / SWEEPS_FILE)
+    r.summary.to_csv(folder / SUMMARY_FILE)
+    if len(r.chirp):
+        r.chirp.to_csv(folder / CHIRP_FILE)
+    if len(r.step):
+        r.step.to_csv(folder / STEP_FILE)

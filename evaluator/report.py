@@ -15,7 +15,6 @@ from .aggregate import HEADLINE
 from .background import BackgroundPlotter, draw_here
 from .compare import conditions_label, describe, groups, unranked
 from .files import (
-    CHIRP_FILE,
     COMPARISONS_FILE,
     DEFAULT_FIGURES,
     FAMILY_COLUMNS,
@@ -23,11 +22,9 @@ from .files import (
     REPORT_FILE,
     RESULTS_FILE,
     SCORES_FILE,
-    STEP_FILE,
-    SUMMARY_FILE,
-    SWEEPS_FILE,
     FigureOptions,
     report_figures,
+    write_tables,
 )
 from .results import Rendering, Results, dumps, from_document, json_safe, read_document, to_document
 from .table import Table
@@ -642,12 +639,7 @@ def _write_one(r: Results, document_text: str, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / RESULTS_FILE).write_text(document_text, encoding="utf-8")
     (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2, allow_nan=False) + "\n")
-    r.sweeps.to_csv(folder / SWEEPS_FILE)
-    r.summary.to_csv(folder / SUMMARY_FILE)
-    if len(r.chirp):
-        r.chirp.to_csv(folder / CHIRP_FILE)
-    if len(r.step):
-        r.step.to_csv(folder / STEP_FILE)
+    write_tables(r, folder)
 
 
 def documents_of(

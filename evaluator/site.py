@@ -39,6 +39,7 @@ from .files import (
     STEP_FILE,
     SUMMARY_FILE,
     SWEEPS_FILE,
+    write_tables,
 )
 from .report import (
     BRACKETS,
@@ -587,12 +588,7 @@ class _Site:
         r = e.results
         (folder / RESULTS_FILE).write_bytes(e.text)
         (folder / SCORES_FILE).write_text(json.dumps(e.document["scores"], indent=2, allow_nan=False) + "\n")
-        r.sweeps.to_csv(folder / SWEEPS_FILE)
-        r.summary.to_csv(folder / SUMMARY_FILE)
-        if len(r.chirp):
-            r.chirp.to_csv(folder / CHIRP_FILE)
-        if len(r.step):
-            r.step.to_csv(folder / STEP_FILE)
+        write_tables(r, folder)
 
 
 def build_site(folders: list[Path], out: Path) -> Path:
