@@ -29,6 +29,7 @@ from mathbode.core.errors import UsageError
 from mathbode.core.forking import can_fork, ignore_sigint, sigint_held, usable_cores
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
+from mathbode.schema.dataset import checked_manifest
 from mathbode.schema.layout import layout
 from mathbode.schema.manifest import (
     MANIFEST,
@@ -40,12 +41,13 @@ from mathbode.schema.manifest import (
     read_manifest,
     write_release_metadata,
 )
-from mathbode.schema.splits import prompts_hash
+from mathbode.schema.splits import canary, prompts_hash
+from mathbode.schema.truth_facts import truth_facts
 
 from .families import EXTENDED, FAMILIES, Family, get_family
-from .family_check import check_family, truth_facts
+from .family_check import check_family
 from .rows import family_columns
-from .splits import SplitPlan, canary, overlaps, seeded
+from .splits import SplitPlan, overlaps, seeded
 
 #: The name a release of only extended (or extended and canonical) families gets.
 EXTENDED_NAME = "MathBode-Extended"
@@ -147,6 +149,8 @@ def build_release(
     warnings: list[str] = []
     checked = {f.name for f in families if f is not FAMILIES.get(f.name)}
     if split is not None:
+        for other in split.against:  # refused before anything is generated, not after
+            checked_manifest(Path(other), f"--against {other}")
         drawable = [f for f in families if f.draws]
         warnings += [
             f"{f.name}: declares no draws, so it is left out of the fresh split" for f in families if not f.draws

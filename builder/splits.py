@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-import uuid
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -26,10 +25,11 @@ from pathlib import Path
 import pyarrow as pa
 
 from mathbode.core.errors import UsageError
-from mathbode.schema.dataset import open_table
+from mathbode.schema.dataset import checked_manifest, open_table
 from mathbode.schema.layout import SINUSOID, Sweep, layout
-from mathbode.schema.manifest import FileEntry, read_manifest
+from mathbode.schema.manifest import FileEntry
 from mathbode.schema.packaged import packaged_rows
+from mathbode.schema.splits import seed_commitment
 from mathbode.schema.universe import CANONICAL_RELEASE
 
 from .certify import CertificationError, compile_ball, prove_over
@@ -41,26 +41,10 @@ from .rows import sweep_p_values, sweep_unit
 #: Attempts per question before the family is given up (a family whose draws are mostly invalid
 #: has ranges to fix, and is told so).
 MAX_ATTEMPTS = 200
-#: Where split identities (canaries) are named from: a fixed namespace of ours.
-CANARY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/mathbode/mathbode/canary")
 
 
 class SplitError(UsageError):
     """A family that cannot make a fresh split (no draws, or draws that give no valid question)."""
-
-
-def seed_commitment(seed: str) -> str:
-    """What a private split publishes instead of its seed: a hash that binds the keeper to it.
-
-    A label such as 2026-12 is guessable from its hash: a private split needs a secret seed of
-    its own (16 random bytes, say), which only this hash reveals nothing about."""
-    return "sha256:" + hashlib.sha256(f"mathbode-split-seed\0{seed}".encode()).hexdigest()
-
-
-def canary(commitment: str | None) -> str:
-    """The canary GUID of a release: of the canonical one (no seed), or of a split's commitment
-    (so a private split's canary says nothing of its seed)."""
-    return str(uuid.uuid5(CANARY_NAMESPACE, commitment or "MathBode canonical release"))
 
 
 def _index(seed: str, family: str, question: int, attempt: int, constant: str, size: int) -> int:
@@ -175,8 +159,8 @@ def overlaps(folder: Path, files: dict[str, FileEntry], against: tuple[Path, ...
     canonical = _prompts([packaged_rows(name) for name in layout().families])
     out = {CANONICAL_RELEASE: {"prompts_in_common": len(ours & canonical), "of": len(ours)}}
     for other in map(Path, against):
+        manifest = checked_manifest(other, f"--against {other}")
         try:
-            manifest = read_manifest(other)
             theirs = _prompts([open_table(other / rel) for rel in manifest.data_files])
         except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as err:
             raise UsageError(f"--against {other}: not a release folder that can be read ({err}).") from None

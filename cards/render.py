@@ -7,6 +7,8 @@ typed by hand.
 
 from __future__ import annotations
 
+import html
+import shlex
 from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any
@@ -77,6 +79,20 @@ def _render(template: str, metadata: dict[str, Any], **context: Any) -> str:
     return card.content.rstrip("\n") + "\n"
 
 
+def rebuild_command(manifest: Manifest) -> str:
+    """The command that builds a public split again: every argument quoted for a POSIX shell, so a
+    seed holding `$(...)`, quotes or spaces is pasted as the text it is, never run."""
+    assert manifest.split is not None and "seed" in manifest.split
+    families = ",".join(manifest.families)
+    return f"mathbode-build --families {shlex.quote(families)} --seed {shlex.quote(manifest.split['seed'])}"
+
+
+def _html(text: str) -> str:
+    """Text shown as itself inside <code> in the card's Markdown: HTML markup escaped, and a line
+    break kept from ending the element (a blank line would end the HTML block)."""
+    return html.escape(text, quote=True).replace("\n", "&#10;").replace("\r", "&#13;")
+
+
 def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = DEFAULT_REPO_ID) -> str:
     """The README.md text for the release described by `manifest` (`families` in its order)."""
     lay = layout()
@@ -103,6 +119,8 @@ def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = 
         prompts_hash=manifest.prompts_hash,
         canary=manifest.canary,
         split=manifest.split,
+        seed_html=_html(manifest.split["seed"]) if manifest.split and "seed" in manifest.split else None,
+        rebuild_html=_html(rebuild_command(manifest)) if manifest.split and "seed" in manifest.split else None,
         overlap=manifest.overlap or {},
         prompts_only=manifest.prompts_only,
         repo_id=repo_id,

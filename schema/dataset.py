@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter, defaultdict
 from functools import cache
 from pathlib import Path
@@ -27,6 +28,7 @@ from .manifest import CARD, MANIFEST, Manifest
 from .parquet import read_parquet
 from .release_paths import path_problem
 from .report import Report
+from .split_identity import check_split_identity
 from .universe import is_family_name
 
 SCHEMA = "row.schema.json"
@@ -262,14 +264,43 @@ def _check_card(folder: Path, report: Report, manifest: Manifest | None, boundar
                     report.error("card", CARD, f"configs[{name}]", f"the files MANIFEST.json gives {name}", f"{rel}")
 
 
+#: A manifest lists a release's files and families: a few kilobytes. A bigger file is not one
+#: (and is never read into memory whole).
+MAX_MANIFEST_BYTES = 16 * 2**20
+
+
+def checked_manifest(folder: Path, what: str) -> Manifest:
+    """The manifest of the release `folder`, checked as `mathbode validate` checks it (a regular
+    file inside the folder, bounded in size and depth, its schema, its files' checksums), or a
+    `UsageError` that starts with `what` (the option or argument that named the folder)."""
+    if not folder.is_dir():
+        raise UsageError(f"{what}: not a folder. Give a release folder (one that holds {MANIFEST}), not a data file.")
+    report = Report(str(folder), "dataset")
+    manifest = _check_manifest(folder, report)
+    if manifest is None or not report.valid:
+        first = report.errors[0] if report.errors else None
+        place = " ".join(part for part in (first.where, first.field) if part) if first else ""
+        said = f"{place}: expected {first.expected}, found {first.found}" if first else "see `mathbode validate`"
+        raise UsageError(
+            f"{what}: not a release that can be read ({said}). Give a folder mathbode-build wrote "
+            "(`mathbode validate` says what is wrong with it)."
+        )
+    return manifest
+
+
 def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) -> Manifest | None:
     """The manifest if it is well-formed (checked against manifest.schema.json), with its files verified."""
     path = folder / MANIFEST
-    if not path.is_file():
-        report.error("manifest", MANIFEST, "", "a MANIFEST.json written by mathbode-build", "no MANIFEST.json")
+    if not path.is_file():  # a pipe or a device (/dev/zero) is not a manifest, and is never read
+        found = "no MANIFEST.json" if not os.path.lexists(path) else "a pipe, device or folder, not a regular file"
+        report.error("manifest", MANIFEST, "", "a MANIFEST.json written by mathbode-build", found)
         return None
     if problem := path_problem(folder, MANIFEST, boundary):  # the manifest itself is confined too
         report.error("path", MANIFEST, "", "a file inside the release", problem)
+        return None
+    if path.stat().st_size > MAX_MANIFEST_BYTES:
+        found = f"{path.stat().st_size:,} bytes"
+        report.error("manifest", MANIFEST, "", f"at most {MAX_MANIFEST_BYTES:,} bytes", found)
         return None
     try:
         manifest = json.loads(path.read_text("utf-8"))
@@ -471,6 +502,8 @@ def check_release(
             )
     origins = {name: entry.origin for name, entry in manifest.families.items()} if manifest else {}
     canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only)
+    if manifest:
+        check_split_identity(manifest, tables, report, prompts_only)
     missing = [f for f in lay.families if f not in rows]
     if missing and all(f in lay.families for f in rows):  # a release of other families is not a partial one
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))

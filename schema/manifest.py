@@ -183,6 +183,7 @@ class Manifest:
                     tuple(f["files"]),
                     f.get("origin"),
                     f.get("prompts_hash"),
+                    f.get("truth"),
                 )
                 for name, f in raw["families"].items()
             },

@@ -10,11 +10,17 @@ validator compare it with the reference's.
 
 from __future__ import annotations
 
+import hashlib
+import uuid
+
 import pyarrow as pa
 
 from mathbode.core.hashing import combined_hash, content_hash
 
 from .layout import layout
+
+#: Where split identities (canaries) are named from: a fixed namespace of ours.
+CANARY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/mathbode/mathbode/canary")
 
 #: What a submission answered: the row's key, its rendered p and its prompt.
 PROMPT_FIELDS = ("p_value", "prompt")
@@ -44,3 +50,17 @@ def split_mismatch(recorded: str | None, reference_split: str, reference: str, s
         "its rows have the same keys and other questions, so its scores would mean nothing. Score it against "
         "the release it was run on (its run record names it)."
     )
+
+
+def seed_commitment(seed: str) -> str:
+    """What a private split publishes instead of its seed: a hash that binds the keeper to it.
+
+    A label such as 2026-12 is guessable from its hash: a private split needs a secret seed of
+    its own (16 random bytes, say), which only this hash reveals nothing about."""
+    return "sha256:" + hashlib.sha256(f"mathbode-split-seed\0{seed}".encode()).hexdigest()
+
+
+def canary(commitment: str | None) -> str:
+    """The canary GUID of a release: of the canonical one (no seed), or of a split's commitment
+    (so a private split's canary says nothing of its seed)."""
+    return str(uuid.uuid5(CANARY_NAMESPACE, commitment or "MathBode canonical release"))

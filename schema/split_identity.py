@@ -1,0 +1,116 @@
+"""Every identity a release's manifest records, recomputed from its rows and compared.
+
+A fresh split's rows are checked by drawing them again from its seed; the manifest's other
+records (the canary, the prompts hashes, the overlap with the canonical release, the truth's
+facts) are claims about those rows, and a claim nobody recomputes can be edited at will. So
+each is recomputed here from what the release holds and a difference is an error. A private
+split's seed is not in the release, but every one of these records is checkable without it:
+its canary is a function of the commitment it publishes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyarrow as pa
+
+from .layout import layout
+from .manifest import MANIFEST, Manifest
+from .packaged import packaged_rows
+from .report import Report
+from .splits import canary, prompts_hash, seed_commitment, split_hash
+from .truth_facts import truth_facts
+from .universe import CANONICAL_RELEASE
+
+
+def _canonical_prompts() -> set[str]:
+    return {p for name in layout().families for p in packaged_rows(name).column("prompt").to_pylist()}
+
+
+def check_split_identity(
+    manifest: Manifest, tables: dict[str, tuple[str, pa.Table]], report: Report, prompts_only: bool
+) -> None:
+    """Recompute what `manifest` records of its split from `tables` (family -> (file, rows)) and
+    report every record that differs. Families whose file could not be read are skipped (their
+    file's own error says why)."""
+    split = manifest.split
+    if split is None:
+        if manifest.canary is not None and manifest.canary != canary(None):
+            expected = f"{canary(None)}, the canonical release's canary"
+            report.error("split", MANIFEST, "canary", expected, manifest.canary)
+        return
+    commitment = seed_commitment(split["seed"]) if "seed" in split else split.get("seed_sha256")
+    expected_canary = canary(commitment)
+    if manifest.canary != expected_canary:
+        report.error(
+            "split",
+            MANIFEST,
+            "canary",
+            f"{expected_canary}, the canary of the split's {'seed' if 'seed' in split else 'commitment'}",
+            str(manifest.canary),
+        )
+    recomputed: dict[str, str] = {}
+    for family, entry in manifest.families.items():
+        if family not in tables:
+            continue
+        where, table = tables[family]
+        found = prompts_hash(table)
+        recomputed[family] = found
+        if entry.prompts_hash != found:
+            report.error(
+                "split",
+                MANIFEST,
+                f"families.{family}.prompts_hash",
+                f"{found}, the hash of the prompts {where} holds",
+                str(entry.prompts_hash),
+            )
+        if prompts_only:
+            continue  # no truth in the rows: its facts are the keeper's to check on the full split
+        facts = truth_facts(table)
+        said = entry.truth or {}
+        for name, value in facts.items():
+            claimed = said.get(name)
+            if not isinstance(claimed, (int, float)) or isinstance(claimed, bool) or not math.isclose(claimed, value):
+                report.error(
+                    "split",
+                    MANIFEST,
+                    f"families.{family}.truth.{name}",
+                    f"{value!r}, as the rows of {where} give it",
+                    repr(claimed),
+                )
+    if len(recomputed) == len(manifest.families):
+        whole = split_hash([recomputed[f] for f in manifest.families])
+        if manifest.prompts_hash != whole:
+            report.error(
+                "split", MANIFEST, "prompts_hash", f"{whole}, the hash of the families' prompts", manifest.prompts_hash
+            )
+        _check_overlap(manifest, tables, report)
+
+
+def _check_overlap(manifest: Manifest, tables: dict[str, tuple[str, pa.Table]], report: Report) -> None:
+    """The overlap with the canonical release is recomputed; with earlier splits (not here to
+    read), only what the release itself fixes: how many distinct prompts it holds."""
+    ours = {p for _, table in tables.values() for p in table.column("prompt").to_pylist()}
+    overlap = manifest.overlap or {}
+    if CANONICAL_RELEASE not in overlap:
+        report.error(
+            "split", MANIFEST, "overlap", f"an entry {CANONICAL_RELEASE!r} (prompts in common with it)", "none"
+        )
+    for label, said in overlap.items():
+        if said.get("of") != len(ours):
+            report.error(
+                "split", MANIFEST, f"overlap.{label}.of", f"{len(ours)}, the distinct prompts", repr(said.get("of"))
+            )
+        common = said.get("prompts_in_common")
+        if label == CANONICAL_RELEASE:
+            expected = len(ours & _canonical_prompts())
+            if common != expected:
+                report.error(
+                    "split",
+                    MANIFEST,
+                    f"overlap.{label}.prompts_in_common",
+                    f"{expected}, the prompts it shares with the canonical release",
+                    repr(common),
+                )
+        elif not isinstance(common, int) or common > len(ours):
+            report.error("split", MANIFEST, f"overlap.{label}.prompts_in_common", f"at most {len(ours)}", repr(common))

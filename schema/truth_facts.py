@@ -1,0 +1,51 @@
+"""What a release records of a family's truth (MANIFEST.json `truth`), computed from its rows alone.
+
+The builder records these facts and the validator recomputes them from the data file, so an
+edited manifest cannot claim a swing or a distortion its rows do not have.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .layout import SINUSOID, layout
+
+
+def _sweep(table: pa.Table, q: int, amplitude: float) -> np.ndarray:
+    mask = pc.and_(
+        pc.and_(pc.equal(table["question_id"], q), pc.equal(table["signal_type"], SINUSOID)),
+        pc.and_(
+            pc.and_(pc.equal(table["amplitude_scale"], amplitude), pc.equal(table["frequency_cycles"], 1.0)),
+            pc.equal(table["phase_deg"], 0.0),
+        ),
+    )
+    rows = table.filter(mask).sort_by("time_step")
+    return rows.column("ground_truth").to_numpy()
+
+
+def swings_and_distortions(table: pa.Table) -> tuple[list[float], list[float]]:
+    """Per question: half the truth's peak-to-peak swing over the smallest amplitude's 1-cycle
+    sinusoid, and the truth's own harmonic distortion (2nd and higher over the 1st) at the largest."""
+    lay = layout()
+    low, high = min(lay.sinusoid_amplitudes), max(lay.sinusoid_amplitudes)
+    swings, distortions = [], []
+    for q in lay.question_ids:
+        small = _sweep(table, q, low)
+        swings.append(float(small.max() - small.min()) / 2 if small.size else 0.0)
+        wide = _sweep(table, q, high)
+        spectrum = np.abs(np.fft.rfft(wide - wide.mean())) if wide.size else np.zeros(3)
+        first = spectrum[1] if spectrum.size > 1 else 0.0
+        rest = math.sqrt(float(np.sum(spectrum[2:] ** 2)))
+        distortions.append(rest / first if first else math.inf)
+    return swings, distortions
+
+
+def truth_facts(table: pa.Table) -> dict[str, float]:
+    """What a release records of a family's truth (MANIFEST.json `truth`): what bounds how exactly
+    a model's gain and phase can be read on it (see docs/building.md, "Fresh and private splits")."""
+    swings, distortions = swings_and_distortions(table)
+    return {"smallest_swing": round(min(swings), 9), "harmonic_distortion": round(max(distortions), 6)}
