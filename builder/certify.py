@@ -129,16 +129,34 @@ def _fold(parts: list[Callable[[arb], arb]], x: arb, op: Callable[[arb, arb], ar
     return out
 
 
+#: A ball's end beyond 2**HUGE_BITS is past float64 (2**1024) by far: it is never made into an
+#: exact Fraction (exp(exp(exp(3))) has an exponent of 2**100 bits), and one below 2**-HUGE_BITS
+#: is read as the smallest number of its sign there (it rounds to 0.0 and truncates to 0 alike).
+HUGE_BITS = 1100
+
+
+class _PastFloat(ArithmeticError):
+    """A ball's end too large to be any float64."""
+
+
 def _fraction(point: arb) -> Fraction:
     """An exact point of a ball (its ends are exact binary numbers) as a Fraction."""
     man, exp = (int(v) for v in point.man_exp())
+    if man and man.bit_length() + exp > HUGE_BITS:
+        raise _PastFloat
+    if man and man.bit_length() + exp < -HUGE_BITS:
+        return Fraction(1 if man > 0 else -1, 2**HUGE_BITS)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
 def _ends(ball: arb) -> tuple[Fraction, Fraction] | None:
+    """The ball's ends, exactly; None when it is not finite or reaches past any float64."""
     if not ball.is_finite():
         return None
-    return _fraction(ball.lower()), _fraction(ball.upper())
+    try:
+        return _fraction(ball.lower()), _fraction(ball.upper())
+    except _PastFloat:
+        return None
 
 
 def _float(x: Fraction) -> float:
@@ -280,7 +298,9 @@ def prove_over(
             verdict = holds(ball) if holds and ball.is_finite() else None
             if ball.is_finite() and (holds is None or verdict is True):
                 ends = _ends(ball)
-                assert ends is not None
+                if ends is None:  # finite, but past any float64: as large as a bound can say
+                    low, high = -math.inf, math.inf
+                    continue
                 low, high = min(low, _float(ends[0])), max(high, _float(ends[1]))
                 continue
             if verdict is False or depth >= MAX_DEPTH:

@@ -27,18 +27,21 @@ import string
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pyarrow as pa
 import sympy as sp
 
+from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.hashing import content_hash
 from mathbode.schema.layout import layout
 from mathbode.schema.truth_facts import swings_and_distortions
 
 from .certify import CertificationError, compile_ball, prove_over
-from .families.base import Family, FamilyDefinitionError
+from .draws import Draw
+from .families.base import Family, FamilyDefinitionError, Variant
+from .plugins import installed_namespaces
 from .roots import RootRuleError
 from .rows import family_table
 
@@ -50,6 +53,22 @@ MIN_SWING = 1e-3
 MIN_P_STEPS = 10
 #: A distortion above this is pointed out in the report (not a failure).
 NOTABLE_DISTORTION = 0.10
+#: How long one family's check may take by default (a canonical family's takes about a second;
+#: MathBode-Extended's slowest, a few): a bound, not a budget.
+CHECK_SECONDS = 120.0
+#: A constant is printed in the prompt: at most this many characters, and within this magnitude
+#: (float64 holds 15-16 significant digits; beyond that the truth could not follow the text).
+MAX_CONSTANT_CHARS = 32
+MAX_CONSTANT = Decimal("1e15")
+#: The sizes of text a family shows (a template is printed in each of 9,408 rows).
+TEXT_LIMITS = {"name": 48, "version": 32, "title": 200, "summary": 2_000, "parameter_meaning": 200, "template": 4_000}
+#: An answer's size: operations and terms, digits of any number in it, integer powers. A word
+#: problem's answer is a few dozen operations; these bounds keep proving it over the range and
+#: certifying 9,408 values within seconds and a bounded amount of memory.
+MAX_NODES = 2_000
+MAX_NUMBER_DIGITS = 100
+MAX_NUMBER_BITS = 333  # 10**100 < 2**333
+MAX_POWER = 100
 
 
 @dataclass(frozen=True)
@@ -112,28 +131,164 @@ def _places(value: Decimal) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
-def check_family(family: Family, table: pa.Table | None = None) -> CheckReport:
-    """Run every check on `family` (its rows made here unless given): the report names each failure."""
-    report = CheckReport(family.name)
-    if not _definition(family, report) or not _drive(family, report):
-        return report
+def check_family(family: Family, table: pa.Table | None = None, seconds: float = CHECK_SECONDS) -> CheckReport:
+    """Run every check on `family` (its rows made here unless given): the report names each
+    failure. The check runs for at most `seconds`; a family that takes longer, or exhausts
+    memory, fails with a finding that says so (its definition is what a user changes)."""
+    report = CheckReport(_shown_name(family.name))
+    try:
+        with time_bound(seconds):
+            _check(family, table, report)
+    except OutOfTime:
+        report.fail(
+            "time",
+            f"the check of {report.family} ran past {seconds:g} s: simplify the answer (fewer terms, smaller "
+            "numbers and powers) or narrow p_range; `mathbode family check --time-limit` gives it longer",
+        )
+    except (MemoryError, RecursionError) as err:
+        report.fail(
+            "memory" if isinstance(err, MemoryError) else "depth",
+            f"the check of {report.family} ran out of {'memory' if isinstance(err, MemoryError) else 'stack'}: "
+            "simplify the answer (fewer terms, smaller numbers and powers)",
+        )
+    except (ValueError, TypeError, AttributeError, ArithmeticError, LookupError, NotImplementedError) as err:
+        # A family is data we did not write: whatever its values make sympy or arb raise is
+        # a finding about the family, never a traceback.
+        report.fail("definition", f"the check of {report.family} stopped: {type(err).__name__}: {error_text(err)}")
+    return report
+
+
+def precheck(family: Family, seconds: float = CHECK_SECONDS) -> list[Finding]:
+    """The checks of a family's definition alone (types, sizes, text, drive, draws, the answer's
+    size), bounded in time: what `mathbode build` asks of a family before it makes any row."""
+    report = CheckReport(_shown_name(family.name))
+    try:
+        with time_bound(seconds):
+            if _definition(family, report) and _drive(family, report):
+                _answer_size(family, report)
+    except OutOfTime:
+        report.fail("time", f"the definition of {report.family} took more than {seconds:g} s to read")
+    return report.problems
+
+
+def _shown_name(name: object) -> str:
+    return name[:60] if isinstance(name, str) else f"<a family named by a {type(name).__name__}>"
+
+
+def _check(family: Family, table: pa.Table | None, report: CheckReport) -> None:
+    if not _definition(family, report) or not _drive(family, report) or not _answer_size(family, report):
+        return
     answers = _answers(family, report)
     if answers is None:
-        return report
+        return
     if table is None:
         try:
             table = family_table(family)
         except (CertificationError, FamilyDefinitionError, ZeroDivisionError, ValueError) as err:
-            report.fail("truth", f"a row's ground truth cannot be certified: {err}")
-            return report
+            report.fail("truth", f"a row's ground truth cannot be certified: {error_text(err)}")
+            return
     report.table = table
     _rows(family, table, report)
     _pin(family, table, report)
-    return report
 
 
 # -- the definition's own text and numbers -------------------------------------------------
+def _types(family: Family, report: CheckReport) -> bool:
+    """Every field of the type it must have, and of a bounded size, before anything reads it."""
+    for attr, limit in TEXT_LIMITS.items():
+        value = getattr(family, attr)
+        if not isinstance(value, str):
+            report.fail("text", f"{attr} is a {type(value).__name__}, not text: write it as a string")
+        elif len(value) > limit:
+            report.fail("text", f"{attr} holds {len(value):,} characters, more than {limit:,}: shorten it")
+    variants = family.variants if isinstance(family.variants, (tuple, list)) else None
+    wrong = sorted({type(v).__name__ for v in variants or () if not isinstance(v, Variant)})
+    if variants is None or wrong:
+        found = ", ".join(wrong) if wrong else f"a {type(family.variants).__name__}"
+        report.fail("variants", f"variants must be a tuple of Variant({{'name': 'value', ...}}), not {found}")
+        return False
+    for q, variant in enumerate(family.variants):
+        if not isinstance(variant.constants, Mapping):
+            report.fail("constants", f"question {q}: constants are a {type(variant.constants).__name__}, not a dict")
+            continue
+        for name, value in variant.constants.items():
+            if not isinstance(name, str) or not name.isidentifier():
+                report.fail("constants", f"question {q}: the constant name {name!r:.40} is not an identifier")
+            elif problem := _constant_problem(value):
+                report.fail("constants", f"question {q}: {name} = {problem}")
+    if not isinstance(family.draws, Mapping) or not all(
+        isinstance(k, str) and isinstance(d, Draw) for k, d in family.draws.items()
+    ):
+        report.fail("draws", "draws must map each constant's name to a Draw(low, high, step)")
+    if not isinstance(family.pins, Mapping):
+        report.fail("version", "pins must map a version to its content hash")
+    return not report.problems
+
+
+def _constant_problem(value: object) -> str | None:
+    """Why a constant's value is not one a prompt can print (None: it is)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return f"a {type(value).__name__}: write constants as strings like '2.5'"
+    text = value if isinstance(value, str) else None
+    if text is None:  # an int: its size is checked without making its (possibly enormous) text
+        if value.bit_length() > 64:
+            return f"an integer of {value.bit_length()} bits: constants are at most {MAX_CONSTANT:.0e}"
+        text = str(value)
+    if len(text) > MAX_CONSTANT_CHARS:
+        return f"{text[:20]!r}... ({len(text):,} characters): a constant is at most {MAX_CONSTANT_CHARS} characters"
+    number = _decimal(text)
+    if number is None:
+        return f"{text!r} is not an exact decimal: write constants as strings like '2.5'"
+    if number and not Decimal(1) / MAX_CONSTANT <= abs(number) <= MAX_CONSTANT:
+        return f"{text} is outside {1 / MAX_CONSTANT:.0e} <= |x| <= {MAX_CONSTANT:.0e}: rescale the units"
+    return None
+
+
+def _draws(family: Family, report: CheckReport) -> None:
+    """A family's draws, checked when the family is (a bad one is never first met at --seed)."""
+    if not family.draws:
+        return
+    names = {n for v in family.variants for n in v.constants}
+    missing, extra = sorted(names - set(family.draws)), sorted(set(family.draws) - names)
+    if missing:
+        report.fail("draws", f"draws gives no Draw for {', '.join(missing)}: every constant needs one")
+    if extra:
+        report.fail("draws", f"draws names {', '.join(extra)}, which no variant has as a constant: remove it")
+    for name, draw in family.draws.items():
+        try:
+            draw.values()
+        except ValueError as err:
+            report.fail("draws", f"{name}: {err}")
+
+
+def expression_problem(expr: object) -> str | None:
+    """Why an answer (or a family's equations) is too big to prove and certify in bounded time
+    and memory, without ever printing the big part (None: it is not)."""
+    if not isinstance(expr, sp.Basic):
+        return f"it is a {type(expr).__name__}, not a sympy expression"
+    for count, node in enumerate(sp.preorder_traversal(expr), start=1):
+        if count > MAX_NODES:
+            return f"it has more than {MAX_NODES:,} terms and operations: state a smaller closed form"
+        if node.is_Rational and max(abs(int(node.p)).bit_length(), int(node.q).bit_length()) > MAX_NUMBER_BITS:
+            return f"it holds a number of more than {MAX_NUMBER_DIGITS} digits: rescale the units"
+        if node.is_Pow and node.args[1].is_Integer and abs(int(node.args[1])) > MAX_POWER:
+            return f"it raises to an integer power above {MAX_POWER}: rescale or restate the answer"
+    return None
+
+
+def _answer_size(family: Family, report: CheckReport) -> bool:
+    parts = [("answer", family.answer)] if family.answer is not None else []
+    parts += [(f"equation {i + 1}", eq) for i, eq in enumerate(family.equations)]
+    for label, expr in parts:
+        if problem := expression_problem(expr):
+            report.fail("size", f"the {label}: {problem}")
+            return False
+    return True
+
+
 def _definition(family: Family, report: CheckReport) -> bool:
+    if not _types(family, report):
+        return False
     lay = layout()
     if not re.match(lay.family_name_pattern, family.name):
         report.fail(
@@ -183,6 +338,7 @@ def _definition(family: Family, report: CheckReport) -> bool:
             report.fail(
                 "template", f"question {q}: the template has {', '.join(unknown)}, which no constant fills: remove it"
             )
+    _draws(family, report)
     return not report.problems
 
 
@@ -278,16 +434,19 @@ def _answers(family: Family, report: CheckReport) -> list[sp.Expr] | None:
         assert proof.low is not None and proof.high is not None
         bound = max(abs(proof.low), abs(proof.high))
         if bound > MAX_ABS_ANSWER:
+            reach = "past any float64" if bound == float("inf") else f"about {bound:.3g}"
             report.fail(
                 "magnitude",
-                f"question {q}: the answer reaches about {bound:.3g} on the range; the six-decimal answer format "
+                f"question {q}: the answer reaches {reach} on the range; the six-decimal answer format "
                 f"keeps |answer| <= {MAX_ABS_ANSWER:.0e} (float64 holds 15-16 digits): rescale the units",
             )
         bounds.append((proof.low, proof.high))
         out.append(expr)
     report.facts["answer kind"] = family.kind
     report.facts["answer formula"] = family.formula
-    report.facts["answer bounds on the range"] = "; ".join(
+    # Interval arithmetic over the whole range overestimates (a ball for p's whole range holds
+    # every value and more): these enclose the answer, they are not its minimum and maximum.
+    report.facts["answer enclosure on the range (contains every value; not tight)"] = "; ".join(
         f"q{q}: [{a:.6g}, {b:.6g}]" for q, (a, b) in enumerate(bounds)
     )
     p0 = Fraction(str(family.p0))
@@ -354,9 +513,21 @@ def _swing_and_distortion(family: Family, table: pa.Table, report: CheckReport) 
 # -- the pin -------------------------------------------------------------------------------
 def _bare_hash(family: Family, table: pa.Table) -> str:
     """The content hash the rows would have under the family's name without its namespace."""
-    bare = family.name.partition(".")[2]
+    return _renamed_hash(table, family.name.partition(".")[2])
+
+
+def _renamed_hash(table: pa.Table, name: str) -> str:
     index = table.schema.get_field_index("family")
-    return content_hash(table.set_column(index, "family", pa.array([bare] * table.num_rows, pa.string())))
+    return content_hash(table.set_column(index, "family", pa.array([name] * table.num_rows, pa.string())))
+
+
+def _namespace_of_pin(family: Family, table: pa.Table, pinned: str) -> str | None:
+    """The plugin namespace under which `family`'s rows hash to `pinned`, among the installed
+    plugins' (read from their entry points' names; no plugin is imported for it)."""
+    for namespace in installed_namespaces():
+        if _renamed_hash(table, f"{namespace}.{family.name}") == pinned:
+            return namespace
+    return None
 
 
 def _pin(family: Family, table: pa.Table, report: CheckReport) -> None:
@@ -375,6 +546,13 @@ def _pin(family: Family, table: pa.Table, report: CheckReport) -> None:
             f"the pin {pinned} is the hash of the rows named {family.name.partition('.')[2]!r}, checked without the "
             f"plugin's namespace; installed, the rows are named {family.name!r}: pin {found!r} (`mathbode family "
             f"check --namespace {family.name.partition('.')[0]} FILE.py` prints it)",
+        )
+    elif pinned != found and "." not in family.name and (namespace := _namespace_of_pin(family, table, pinned)):
+        report.fail(
+            "pin-namespace",
+            f"the pin {pinned} is the hash of the rows named {namespace}.{family.name}: the rows match it under the "
+            f"plugin's namespace {namespace!r}, and nothing changed. Check the file as the plugin installs it: "
+            f"`mathbode family check --namespace {namespace} FILE.py` (do not bump the version for this)",
         )
     elif pinned != found:
         report.fail(

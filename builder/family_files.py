@@ -13,13 +13,16 @@ import sys
 import traceback
 from pathlib import Path
 
+from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.errors import UsageError
 
 from .families.base import Family
+from .plugins import IMPORT_SECONDS
 
 
-def families_from_file(path: str | Path) -> list[Family]:
-    """The families a Python file defines; a file that cannot be imported is a message naming it."""
+def families_from_file(path: str | Path, seconds: float = IMPORT_SECONDS) -> list[Family]:
+    """The families a Python file defines; a file that cannot be imported (or whose import runs
+    past `seconds`, or exits) is a message naming it."""
     path = Path(path)
     try:
         mode = path.lstat().st_mode
@@ -34,12 +37,18 @@ def families_from_file(path: str | Path) -> list[Family]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and sympy look modules up by name while they run
     try:
-        spec.loader.exec_module(module)
-    except Exception as err:
-        last = traceback.extract_tb(err.__traceback__)[-1]
+        with time_bound(seconds):
+            spec.loader.exec_module(module)
+    except OutOfTime:
         raise UsageError(
-            f"{path} fails to import: {type(err).__name__}: {err} (at {last.filename}:{last.lineno}). Fix the file."
+            f"{path} did not finish importing within {seconds:g} s (a loop or a wait at import): a family file "
+            "should only define its families. Fix the file."
         ) from None
+    except BaseException as err:  # SystemExit and KeyboardInterrupt too: the file cannot stop the command
+        last = traceback.extract_tb(err.__traceback__)[-1] if err.__traceback__ else None
+        at = f" (at {last.filename}:{last.lineno})" if last else ""
+        said = f"{type(err).__name__}: {error_text(err)}{at}"
+        raise UsageError(f"{path} fails to import: {said}. Fix the file.") from None
     finally:
         sys.modules.pop(name, None)
     declared = getattr(module, "FAMILIES", None)

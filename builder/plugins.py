@@ -11,7 +11,9 @@ and `pip install` is all a user does. The entry point's name is the package's na
 family `orbit` is known as `acme.orbit` (a valid file name and Hub config name; a built-in name
 has no dot, so no plugin can take one, and two namespaces cannot collide without both being
 reported). A plugin that fails to import, or declares something that is not a family, is
-reported by namespace and package and left out: it never breaks the built-in families.
+reported by namespace and package and left out: it never breaks the built-in families. Nor can
+one stop or hang a command: its import runs under a time bound (`IMPORT_SECONDS`), and whatever
+it raises, `sys.exit` and `KeyboardInterrupt` included, is reported as its problem.
 """
 
 from __future__ import annotations
@@ -23,11 +25,15 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any, Iterable
 
+from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.schema.layout import layout
 
 from .families.base import Family
 
 GROUP = "mathbode.families"
+#: How long one plugin's import (and its FAMILIES function, if it has one) may take. A module
+#: that defines families imports in about a second; the bound leaves room for a slow disk.
+IMPORT_SECONDS = 20.0
 _NAMESPACE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
 
@@ -62,6 +68,12 @@ def namespace_of(entry_point_name: str) -> str:
 def valid_namespace(name: str) -> bool:
     """Whether `name` may be a plugin's namespace (an entry point's name)."""
     return bool(_NAMESPACE.match(name))
+
+
+def installed_namespaces() -> list[str]:
+    """The namespaces of the installed plugins, from their entry points' names alone (nothing is
+    imported: a plugin's code never runs for it)."""
+    return sorted({namespace_of(ep.name) for ep in entry_points(group=GROUP)} - {""})
 
 
 def _package(ep: EntryPoint) -> str:
@@ -104,8 +116,9 @@ def namespaced(family: Family, namespace: str, package: str) -> Family:
     return dataclasses.replace(family, name=full, origin=package)
 
 
-def load_plugins(found: Iterable[EntryPoint] | None = None) -> Plugins:
-    """Every installed plugin's families; a plugin that fails is a `PluginProblem`, never an exception."""
+def load_plugins(found: Iterable[EntryPoint] | None = None, seconds: float = IMPORT_SECONDS) -> Plugins:
+    """Every installed plugin's families; a plugin that fails, runs past `seconds` or raises
+    anything at all (SystemExit, KeyboardInterrupt) is a `PluginProblem`, never an exception."""
     points = sorted(entry_points(group=GROUP) if found is None else found, key=lambda ep: ep.name)
     by_namespace: dict[str, list[EntryPoint]] = {}
     for ep in points:
@@ -137,20 +150,46 @@ def load_plugins(found: Iterable[EntryPoint] | None = None) -> Plugins:
             )
             continue
         try:
-            declared = _declared(ep.load())
-            loaded = {}
-            for family in declared:
-                if not isinstance(family, Family):
-                    raise TypeError(f"declares {type(family).__name__}, not a mathbode Family")
-                named = namespaced(family, namespace, package)
-                if named.name in loaded:
-                    raise ValueError(f"declares the family {named.name!r} twice")
-                loaded[named.name] = named
-            if not loaded:
-                raise ValueError("declares no family")
+            with time_bound(seconds):
+                loaded = _loaded(ep, namespace, package)
+        except OutOfTime:
+            problems.append(
+                PluginProblem(
+                    namespace,
+                    package,
+                    f"cannot be loaded: its import ran past {seconds:g} s (a loop or a wait when imported); a "
+                    "plugin's module should only define its families. Fix or uninstall the package",
+                )
+            )
+            continue
         except Exception as err:  # a plugin's failure is reported, never raised
-            problems.append(PluginProblem(namespace, package, f"cannot be loaded: {type(err).__name__}: {err}"))
+            said = f"cannot be loaded: {type(err).__name__}: {error_text(err)}"
+            problems.append(PluginProblem(namespace, package, said))
+            continue
+        except BaseException as err:  # sys.exit, KeyboardInterrupt, its own: never let it stop the command
+            problems.append(
+                PluginProblem(
+                    namespace,
+                    package,
+                    f"cannot be loaded: its import raised {type(err).__name__}({error_text(err)}); a plugin's module "
+                    "must not exit or interrupt when imported. Fix or uninstall the package",
+                )
+            )
             continue
         families.update(loaded)
         packages[namespace] = package
     return Plugins(families, tuple(problems), packages)
+
+
+def _loaded(ep: EntryPoint, namespace: str, package: str) -> dict[str, Family]:
+    loaded: dict[str, Family] = {}
+    for family in _declared(ep.load()):
+        if not isinstance(family, Family):
+            raise TypeError(f"declares {type(family).__name__}, not a mathbode Family")
+        named = namespaced(family, namespace, package)
+        if named.name in loaded:
+            raise ValueError(f"declares the family {named.name!r} twice")
+        loaded[named.name] = named
+    if not loaded:
+        raise ValueError("declares no family")
+    return loaded

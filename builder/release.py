@@ -45,7 +45,7 @@ from mathbode.schema.splits import canary, prompts_hash
 from mathbode.schema.truth_facts import truth_facts
 
 from .families import EXTENDED, FAMILIES, Family, get_family
-from .family_check import check_family
+from .family_check import check_family, precheck
 from .rows import family_columns
 from .splits import SplitPlan, overlaps, seeded
 
@@ -148,6 +148,14 @@ def build_release(
         raise UsageError("No family to build: name at least one (see mathbode families).")
     warnings: list[str] = []
     checked = {f.name for f in families if f is not FAMILIES.get(f.name)}
+    for family in families:
+        # A family we did not write is read before any row is made (or any constant drawn): a
+        # definition too big to certify, or a bad draw, is a message naming it, not a hang.
+        if family.name in checked and (problems := precheck(family)):
+            raise UsageError(
+                f"family {family.name!r} fails its check: {'; '.join(map(str, problems))}. "
+                f"`mathbode family check {family.name}` checks it in full."
+            )
     if split is not None:
         for other in split.against:  # refused before anything is generated, not after
             checked_manifest(Path(other), f"--against {other}")

@@ -6,6 +6,9 @@ import json
 
 import click
 
+from mathbode.builder.families import Family
+from mathbode.builder.family_check import expression_problem
+from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.errors import MathBodeError
 
 from .common import CONTEXT, exit_on_error, version_option
@@ -39,7 +42,7 @@ def main(spec: str | None, as_json: bool) -> None:
             "parameter_meaning": family.parameter_meaning,
             "p_range": list(family.p_range),
             "p0": family.p0,
-            "answer": family.formula,
+            "answer": _formula(family),
             "origin": family.origin or "mathbode (built in)",
             "release": release,
         }
@@ -51,6 +54,29 @@ def main(spec: str | None, as_json: bool) -> None:
         click.echo(
             f"  p = {family.parameter_meaning}, in [{family.p_range[0]}, {family.p_range[1]}] around {family.p0}"
         )
-        click.echo(f"  answer: {family.formula}")
+        click.echo(f"  answer: {facts['answer']}")
     for problem in plugins().problems:
         click.echo(f"Warning: {problem}", err=True)
+
+
+#: How long sympy may take to state one family's answer for the listing.
+FORMULA_SECONDS = 10.0
+#: A formula longer than this is cut in the listing (`mathbode family check NAME` has it whole).
+FORMULA_CHARS = 500
+
+
+def _formula(family: Family) -> str:
+    """The answer's formula for the listing: bounded in time and length, never a traceback (a
+    plugin's family is data we did not write)."""
+    try:
+        with time_bound(FORMULA_SECONDS):
+            parts = [family.answer] if family.answer is not None else list(family.equations)
+            for part in parts:
+                if problem := expression_problem(part):
+                    return f"(not shown: {problem}; see `mathbode family check {family.name}`)"
+            text = family.formula
+    except OutOfTime:
+        return f"(not shown: sympy did not solve it within {FORMULA_SECONDS:g} s; see `mathbode family check`)"
+    except Exception as err:
+        return f"(not shown: {type(err).__name__}: {error_text(err, 120)}; see `mathbode family check`)"
+    return text if len(text) <= FORMULA_CHARS else text[: FORMULA_CHARS - 3] + "..."

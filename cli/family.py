@@ -25,8 +25,15 @@ def main() -> None:
     help="Check the families of a FILE.py under this plugin namespace (their names, rows and pins are then "
     "those of the installed plugin: NAMESPACE.name).",
 )
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=1),
+    default=120,
+    show_default=True,
+    help="Seconds one family's check may take (an answer too big to prove in that time fails, named).",
+)
 @exit_on_error
-def check(targets: tuple[str, ...], namespace: str | None) -> None:
+def check(targets: tuple[str, ...], namespace: str | None, time_limit: float) -> None:
     """Check families: each TARGET is a family name (or all, extended, installed, NAMESPACE.*) or a
     FILE.py that defines families. Exits 1 if any family fails."""
     from mathbode.builder.families import resolve_families
@@ -53,7 +60,7 @@ def check(targets: tuple[str, ...], namespace: str | None) -> None:
             raise UsageError(f"{err} A file of families must end in .py.") from None
     failed = 0
     for family in families:
-        report = check_family(family)
+        report = check_family(family, seconds=time_limit)
         click.echo(report.format_text())
         failed += not report.passed
     passed = len(families) - failed
