@@ -45,7 +45,7 @@ from mathbode.schema.splits import canary, prompts_hash
 from mathbode.schema.truth_facts import truth_facts
 
 from .families import EXTENDED, FAMILIES, Family, get_family
-from .family_check import check_family, precheck
+from .families.check import check_family, precheck
 from .rows import family_columns
 from .splits import SplitPlan, overlaps, seeded
 
@@ -136,7 +136,7 @@ def build_release(
     `card_renderer` renders the card (default: `render_card` here, its library imported while the
     families are generated); the command passes one that runs in a helper process. `name` is the
     release's name (default: `release_name`). Every family that is not canonical passes its check
-    (`family_check`) or the build stops, naming what failed; the canonical ones are proven by
+    (`families.check`) or the build stops, naming what failed; the canonical ones are proven by
     their content hashes instead. With `split`, a fresh (or private) split: every family's
     questions drawn from the seed (`splits.seeded`; a family without draws is left out, with a
     warning), and its identity recorded (seed or commitment, canary, overlap with the canonical

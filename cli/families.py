@@ -7,7 +7,7 @@ import json
 import click
 
 from mathbode.builder.families import Family
-from mathbode.builder.family_check import expression_problem
+from mathbode.builder.families.check import expression_problem
 from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.errors import MathBodeError
 
@@ -43,7 +43,8 @@ def main(spec: str | None, as_json: bool) -> None:
             "p_range": list(family.p_range),
             "p0": family.p0,
             "answer": _formula(family),
-            "origin": family.origin or "mathbode (built in)",
+            # A built-in family names the package it lives in, as docs/family-guide.md does.
+            "origin": family.origin or f"mathbode.builder.families.{release}",
             "release": release,
         }
         if as_json:

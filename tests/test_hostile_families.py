@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from mathbode.builder.draws import Draw
 from mathbode.builder.families import get_family
-from mathbode.builder.family_check import check_family, precheck
-from mathbode.builder.family_files import families_from_file
-from mathbode.builder.plugins import GROUP, load_plugins
+from mathbode.builder.families.check import check_family, precheck
+from mathbode.builder.families.draws import Draw
+from mathbode.builder.families.files import families_from_file
+from mathbode.builder.families.plugins import GROUP, load_plugins
 from mathbode.builder.release import build_release
 from mathbode.builder.splits import SplitPlan
 from mathbode.core.errors import UsageError
@@ -250,8 +250,8 @@ def test_families_lists_a_plugin_whose_answer_cannot_be_printed_without_a_traceb
 
 
 def test_a_namespaced_plugin_checked_without_namespace_is_told_to_pass_it(tmp_path, monkeypatch):
-    from mathbode.builder import family_check
-    from mathbode.builder.plugins import namespaced
+    from mathbode.builder.families import check as family_check
+    from mathbode.builder.families.plugins import namespaced
 
     path = family_file(tmp_path)
     (bare,) = families_from_file(path)

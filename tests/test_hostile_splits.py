@@ -22,6 +22,8 @@ from mathbode.cli.reference import builder_truth
 from mathbode.core.errors import UsageError
 from mathbode.schema.dataset import validate_dataset
 
+#: A private seed of 128 bits (a fixed one: the test must be deterministic).
+PRIVATE_SEED = "3f9a1c7e5b2d4086a1e9c3b7d5f20864"
 #: A seed that is a shell command and HTML, to whoever pastes or renders it carelessly.
 HOSTILE_SEED = "x$(touch pwned)`id`<b>hi</b>'\"; rm -rf ~"
 
@@ -32,8 +34,8 @@ def releases(tmp_path_factory) -> dict[str, Path]:
     family = resolve_families("linear_solve")
     out = {"public": root / "public", "private": root / "private", "half": root / "half"}
     build_release(family, out["public"], split=SplitPlan(HOSTILE_SEED))
-    build_release(family, out["private"], split=SplitPlan("k" * 32, private=True))
-    build_release(family, out["half"], split=SplitPlan("k" * 32, private=True, prompts_only=True))
+    build_release(family, out["private"], split=SplitPlan(PRIVATE_SEED, private=True))
+    build_release(family, out["half"], split=SplitPlan(PRIVATE_SEED, private=True, prompts_only=True))
     return out
 
 
