@@ -70,7 +70,7 @@ def test_a_split_has_new_questions_on_the_same_grid_and_says_what_it_is(splits):
     assert m["overlap"] == {"MathBode": {"prompts_in_common": 0, "of": m["overlap"]["MathBode"]["of"]}}
     assert m["prompts_hash"] != RELEASE_PROMPTS_HASH and m["canary"]
     card = (splits["a"] / "README.md").read_text()
-    assert f"Canary GUID: `{m['canary']}`" in card and "drawn anew from the seed `2026-12`" in card
+    assert f"Canary GUID: `{m['canary']}`" in card and "drawn anew from the seed <code>2026-12</code>" in card
     for name, family in FAMILIES.items():
         drawn = seeded(family, "2026-12")
         assert [v.constants for v in drawn.variants] != [v.constants for v in family.variants], name
