@@ -30,6 +30,15 @@ def can_bound() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+class UserInterrupt(KeyboardInterrupt):
+    """Ctrl-C pressed while bounded code ran: the user's, re-raised by whoever catches what the
+    bounded code raises (a plugin that raises KeyboardInterrupt itself raises the plain one)."""
+
+
+def _user_interrupt(_signum: int, _frame: object) -> None:
+    raise UserInterrupt()
+
+
 _deadlines: list[float] = []
 
 
@@ -49,6 +58,7 @@ def time_bound(seconds: float) -> Iterator[None]:
         raise OutOfTime(seconds if ours == deadline else outer - start)
 
     previous = signal.signal(signal.SIGALRM, fire)
+    previous_int = signal.signal(signal.SIGINT, _user_interrupt)
     _deadlines.append(ours)
     signal.setitimer(signal.ITIMER_REAL, max(ours - time.monotonic(), 1e-3))
     try:
@@ -57,6 +67,7 @@ def time_bound(seconds: float) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         _deadlines.pop()
         signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGINT, previous_int)
         if _deadlines:  # the outer bound's timer, re-armed for what is left of it
             signal.setitimer(signal.ITIMER_REAL, max(_deadlines[-1] - time.monotonic(), 1e-3))
 

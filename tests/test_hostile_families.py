@@ -192,6 +192,15 @@ def test_a_family_file_that_loops_or_exits_at_import_is_a_message(tmp_path, body
     assert str(caught.value).startswith(str(path)) and said in str(caught.value)
 
 
+def test_the_users_ctrl_c_during_a_family_files_import_still_stops_the_command(tmp_path):
+    # A file that raises KeyboardInterrupt itself is its own problem (above); a real SIGINT while
+    # it imports is the user's, and stops the command as Ctrl-C always does.
+    path = tmp_path / "slow.py"
+    path.write_text("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n", encoding="utf-8")
+    with pytest.raises(KeyboardInterrupt):
+        families_from_file(path, seconds=10)
+
+
 @pytest.fixture
 def plugin_dir(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))

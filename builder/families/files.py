@@ -13,7 +13,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from mathbode.core.bounds import OutOfTime, error_text, time_bound
+from mathbode.core.bounds import OutOfTime, UserInterrupt, error_text, time_bound
 from mathbode.core.errors import UsageError
 
 from .family import Family
@@ -44,6 +44,8 @@ def families_from_file(path: str | Path, seconds: float = IMPORT_SECONDS) -> lis
             f"{path} did not finish importing within {seconds:g} s (a loop or a wait at import): a family file "
             "should only define its families. Fix the file."
         ) from None
+    except UserInterrupt:  # the user's Ctrl-C stops the command as always
+        raise
     except BaseException as err:  # SystemExit and KeyboardInterrupt too: the file cannot stop the command
         last = traceback.extract_tb(err.__traceback__)[-1] if err.__traceback__ else None
         at = f" (at {last.filename}:{last.lineno})" if last else ""

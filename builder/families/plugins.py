@@ -25,7 +25,7 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any, Iterable
 
-from mathbode.core.bounds import OutOfTime, error_text, time_bound
+from mathbode.core.bounds import OutOfTime, UserInterrupt, error_text, time_bound
 from mathbode.schema.layout import layout
 
 from .family import Family
@@ -166,6 +166,8 @@ def load_plugins(found: Iterable[EntryPoint] | None = None, seconds: float = IMP
             said = f"cannot be loaded: {type(err).__name__}: {error_text(err)}"
             problems.append(PluginProblem(namespace, package, said))
             continue
+        except UserInterrupt:  # the user's Ctrl-C stops the command as always
+            raise
         except BaseException as err:  # sys.exit, KeyboardInterrupt, its own: never let it stop the command
             problems.append(
                 PluginProblem(
