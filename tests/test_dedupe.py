@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mathbode.cli.run import main as run_cli
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.schema import read_submission
 from mathbode.schema.keys import row_key
 
@@ -87,7 +87,7 @@ def test_the_repeatability_spread_is_per_family_in_its_units_and_relative_overal
     thousands swamped one answering below 1. Here both spread by the same 0.4975 % of their answers."""
     import numpy as np
 
-    from mathbode.evaluator.repeatability import repeatability
+    from mathbode.evaluator.scorer.repeatability import repeatability
 
     values = np.array([1000.0, 1010.0, 0.1, 0.101])
     found = repeatability(np.array([0, 0, 1, 1]), np.zeros(4, dtype=np.int64), np.arange(4), values, ["big", "small"])
