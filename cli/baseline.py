@@ -27,6 +27,7 @@ def main(preset: str, families_spec: str, reference: str | None, output: str, se
     ref = reference_rows(families_spec, reference)
     rows = select_rows(ref.table, preset)
     drawn = split_families(list(ref.family_hashes), ref.split, seed)
-    n = write_jsonl(output, baseline_lines(rows, drawn, ref.split_hash if ref.split else None))
+    # Every line says the split it answers (the canonical release's too), as `mathbode run` does.
+    n = write_jsonl(output, baseline_lines(rows, drawn, ref.split_hash or None))
     if output != "-":
         click.echo(f"Wrote {n:,} baseline answers ({preset.upper()}) to {output}", err=True)

@@ -13,7 +13,6 @@ import click
 from mathbode.core.atomic import atomic_text_file, real_path, write_jsonl
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
-from mathbode.hub.reference import resolve_reference
 from mathbode.runner import batch
 from mathbode.runner.config import PROTOCOLS, STATELESS, RunConfig
 from mathbode.runner.cost import estimate, load_counter
@@ -24,6 +23,7 @@ from .common import CONTEXT, exit_on_error, version_option
 from .options import (
     families_option,
     preset_option,
+    recorded_reference,
     reference_option,
     reference_rows,
     request_options,
@@ -145,16 +145,9 @@ def read(batch_folder: Path, results: tuple[Path, ...], output: Path, overwrite:
     if any(real_path(output, "-o") == real_path(path) for path in results):
         raise UsageError(f"-o {output}: is one of the result files being read; give another name.")
     got = batch.read(batch_folder, list(results))
-    written_for = got.manifest.data.get("reference") or {}
-    universe = None
-    if reference:
-        ref = resolve_reference(None, reference)
-        universe = ref.universe
-        if written_for.get("release_content_hash") not in (None, ref.release_hash):
-            raise UsageError(
-                f"--reference {reference}: release content {ref.release_hash}, but the batch was written for "
-                f"{written_for.get('release_content_hash')} ({written_for.get('source')})."
-            )
+    # The batch's own release by default: its answers are to that release's questions.
+    reference, ref = recorded_reference(reference, got.manifest.data.get("reference"), f"the batch {batch_folder}")
+    universe = ref.universe if ref else None
     with tempfile.TemporaryDirectory(prefix="mathbode-batch-") as folder:
         draft = Path(folder) / "predictions.jsonl"
         write_jsonl(draft, got.lines)

@@ -9,12 +9,11 @@ import click
 
 from mathbode.core.atomic import real_path, write_jsonl
 from mathbode.core.errors import UsageError
-from mathbode.hub.reference import resolve_reference
 from mathbode.integrations.convert import convert_logs
 from mathbode.schema.submission import validate_submission
 
 from .common import CONTEXT, exit_on_error, version_option
-from .options import reference_option
+from .options import recorded_reference, reference_option
 
 
 @click.command(context_settings=CONTEXT)
@@ -41,17 +40,19 @@ def main(
     A sample is a MathBode row when its metadata (inspect) or doc (lm-eval) carries the seven key
     fields; its raw completion becomes the line's response. The file is validated before it is
     written: an invalid result is refused (exit 1) and nothing is written. Logs of a task run on
-    another release (`-T reference=DIR`) are converted with `--reference DIR`: their families are
-    that release's.
+    another release (`-T reference=DIR`) are read against the release the log records (its families
+    and its split); `--reference` gives another place for it (a release of another split is refused).
     """
     if output.exists() and not overwrite:
         raise UsageError(f"-o {output}: exists. Give another name, or --overwrite to replace it.")
     if any(real_path(output, "-o") == real_path(log) for log in logs):
         raise UsageError(f"-o {output}: is one of the logs being converted; give another name.")
-    universe = resolve_reference(None, reference).universe if reference else None
     converted = convert_logs(list(logs), epoch, model)
     for note in converted.notes:
         click.echo(note, err=True)
+    # The logs' own release by default: their answers are to that release's questions.
+    reference, ref = recorded_reference(reference, converted.reference, "the log" if len(logs) == 1 else "the logs")
+    universe = ref.universe if ref else None
     # Checked as the scorer will read it, before the output is touched.
     with tempfile.TemporaryDirectory(prefix="mathbode-convert-") as folder:
         draft = Path(folder) / "predictions.jsonl"

@@ -7,10 +7,10 @@ from typing import Any, Callable
 
 import click
 
-from mathbode.core.errors import UnknownNameError, UsageError
+from mathbode.core.errors import ReferenceMismatchError, UnknownNameError, UsageError
 from mathbode.hub.reference import resolve_reference
 from mathbode.runner.formats import MECHANISMS
-from mathbode.schema.reference import Reference
+from mathbode.schema.reference import BUILDER_SOURCE, Reference
 from mathbode.schema.selection import PRESET_CHOICES
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -107,3 +107,44 @@ def tokenizer_option() -> Decorator:
         help="Count the cost's tokens with this tokenizer: a tokenizer.json file (needs tokenizers) or "
         "tiktoken:ENCODING (needs tiktoken and its encoding offline). Default: an estimate, which says so.",
     )
+
+
+def recorded_reference(given: str | None, recorded: Any, what: str) -> tuple[str | None, Reference | None]:
+    """The reference to read answers against: `--reference` when given, else the one `recorded` (a
+    reference's provenance, as a batch manifest or a framework log keeps it: `source`, `release`,
+    `split`). Returns the spec (None: the canonical rows) and the reference read (None when canonical).
+
+    Answers of one split read against another are read as a bad model, so a given reference of
+    another split than the recorded one is refused, and one given in place of the recorded source
+    is said (on stderr)."""
+    recorded = recorded if isinstance(recorded, dict) else {}
+    source = recorded.get("source") if isinstance(recorded.get("source"), str) else None
+    split = recorded.get("split") if isinstance(recorded.get("split"), str) else None
+    named = f"{recorded.get('release') or 'a release'} ({source}{', split ' + split if split else ''})"
+    if given:
+        ref = resolve_reference(None, given)
+        content = recorded.get("release_content_hash")
+        if split and ref.split_hash and split != ref.split_hash:
+            raise UsageError(
+                f"--reference {given} is the split {ref.split_hash}, but {what} answered {named}: its answers would "
+                f"be read against other questions. Leave out --reference to use the recorded one, or give that release."
+            )
+        if not split and isinstance(content, str) and content != ref.release_hash:
+            raise UsageError(
+                f"--reference {given}: release content {ref.release_hash}, but {what} was written for {content} "
+                f"({source})."
+            )
+        if source and source != given and not (source == BUILDER_SOURCE and ref.is_canonical):
+            click.echo(f"Note: {what} recorded the reference {source}; read against --reference {given}.", err=True)
+        return given, ref
+    if not source or source == BUILDER_SOURCE:
+        return None, None
+    try:
+        ref = resolve_reference(None, source)
+    except (UsageError, ReferenceMismatchError) as err:
+        raise UsageError(
+            f"{what} was answered on {named}, which cannot be read here ({str(err).splitlines()[0]}). Give "
+            "--reference with where that release is now."
+        ) from None
+    click.echo(f"Reading {what} against the reference it recorded: {source}.", err=True)
+    return source, ref

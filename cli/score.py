@@ -196,6 +196,13 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
     help="0 turns off the 95 % intervals and the paired tests between submissions; any other number turns them "
     "on (the name is historical: the intervals are computed from the sweeps' spread, not resampled).",
 )
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    help="A submission's name in the table, the report and the site: one --label per file, in the files' order "
+    "(default: the model each file names, or its file name when model names are missing or collide).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON instead of the table.")
 @exit_on_error
 def main(
@@ -212,6 +219,7 @@ def main(
     phase_weight: float,
     parser_name: str,
     bootstrap: int,
+    labels: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Score prediction files against the canonical MathBode split, or against the release given
@@ -237,7 +245,26 @@ def main(
         parser=PARSERS[parser_name],
         resamples=bootstrap,
         figures=FigureOptions(figure_format, dpi),
+        labels=given_labels(labels, predictions),
     )
+
+
+def given_labels(labels: tuple[str, ...], predictions: tuple[Path, ...]) -> list[str] | None:
+    """`--label`s, one per file, each named once (None: none given, the default names apply)."""
+    if not labels:
+        return None
+    if len(labels) != len(predictions):
+        raise UsageError(
+            f"--label given {len(labels)} time(s) for {len(predictions)} file(s): give one --label per file, in the "
+            "files' order, or none."
+        )
+    for label, path in zip(labels, predictions, strict=True):
+        if not label.strip():
+            raise UsageError(f"--label for {path} is empty: give the name to show for it.")
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise UsageError(f"--label {twice[0]!r} is given to two files; each submission needs a name of its own.")
+    return list(labels)
 
 
 def score_and_report(
@@ -251,11 +278,12 @@ def score_and_report(
     parser: Parser = STRICT,
     resamples: int = 0,
     figures: FigureOptions = DEFAULT_FIGURES,
+    labels: list[str] | None = None,
 ) -> list[Scored]:
     """Validate and score the files, write the report folder, print the table (or JSON)."""
     check_replaceable(out, "report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
-        results = _score_files(predictions, reference, preset, config, parser, resamples)
+        results = _score_files(predictions, reference, preset, config, parser, resamples, labels)
         tests = neighbour_tests(results, config) if len(results) > 1 and resamples > 0 else []
         documents = documents_of(results, plots, figures)
         # Scoring computed; from here every presentation renders the documents alone.
@@ -286,8 +314,10 @@ def _score_files(
     config: ScoreConfig,
     parser: Parser = STRICT,
     resamples: int = 0,
+    given: list[str] | None = None,
 ) -> list[Scored]:
-    """Validate every file (refusing an invalid one), then score each against the reference rows."""
+    """Validate every file (refusing an invalid one), then score each against the reference rows;
+    each is named by `given` (`--label`), else by `_labels`."""
     # A release's families are what its submissions may name: it is read (and checked) first.
     release = resolve_reference(None, reference) if reference else None
     if release is not None and release.prompts_only:
@@ -309,7 +339,7 @@ def _score_files(
     families = [f for n, f in enumerate(slots) if n in answered]
     ref = release.only(families) if release else resolve_reference(families, None)
     check_splits(submissions, ref, reference)
-    labels = _labels(list(predictions), [s.model for s in submissions])
+    labels = given or _labels(list(predictions), [s.model for s in submissions])
     results = []
     for path, s, label, digest in zip(predictions, submissions, labels, digests, strict=True):
         how = {k: v for k, v in s.conditions.items() if k != "split"}  # the split is provenance, checked above

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mathbode.core.errors import UsageError
+from mathbode.schema.reference import BUILDER_SOURCE
 from mathbode.schema.selection import KEY_FIELDS
 from mathbode.schema.submission import CONDITIONS, MAX_LINE_BYTES, max_submission_lines
 
-from .records import STEPS, key_of
+from .records import REFERENCE_COLUMN, SPLIT_COLUMN, STEPS, key_of
 
 INSPECT, LM_EVAL = "inspect-ai", "lm-evaluation-harness"
 
@@ -50,6 +51,13 @@ class Converted:
     models: set[str] = field(default_factory=set)
     #: Per log: samples read, rows written, rows with no answer, samples skipped (and why).
     notes: list[str] = field(default_factory=list)
+    #: Per log that says it: the reference its task read (its provenance: `source`, `split`, ...).
+    references: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def reference(self) -> dict[str, Any] | None:
+        """The reference the logs recorded (the first log's; `convert_logs` refuses logs of two splits)."""
+        return next(iter(self.references.values()), None)
 
     def add(self, line: dict[str, Any], source: str) -> None:
         if len(self.lines) >= MAX_LINES:
@@ -126,7 +134,7 @@ def _check_archive(path: Path) -> int:
     return sum(entry.file_size for entry in entries)
 
 
-def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[Any]]:
+def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[Any], Any]:
     try:
         from inspect_ai.log import read_eval_log, read_eval_log_samples
     except ImportError:
@@ -140,6 +148,7 @@ def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[A
         raise UsageError(f"{path}: not a readable inspect-ai log ({type(err).__name__}: {err})") from None
     model = header.eval.model
     how = {k: str(v) for k, v in (header.eval.metadata or {}).items() if k in CONDITIONS}
+    recorded = (header.eval.metadata or {}).get("reference")  # MathBode's tasks record their reference
     sent = _sent_temperature(path, header)
     if sent is None or (sent != UNKNOWN and sent > 0):
         how["decoding"] = "not greedy"
@@ -155,13 +164,13 @@ def _inspect_samples(path: Path) -> tuple[str | None, dict[str, Any], Iterator[A
                 raise UsageError(f"{path}: not a readable inspect-ai log ({type(err).__name__}: {err})") from None
             # The fast reader refuses some text that inspect's plain one reads (a lone surrogate):
             # read sample by sample then, so the check below names the sample and the field.
-            return model, how, read_eval_log_samples(str(path), all_samples_required=False)
+            return model, how, read_eval_log_samples(str(path), all_samples_required=False), recorded
         # In the dataset's order, as the per-sample reader gives them (the archive holds them in
         # the order they finished): the same log converts to the same bytes either way.
         order = {sample_id: n for n, sample_id in enumerate(header.eval.dataset.sample_ids or [])}
         ranked = sorted(full.samples or [], key=lambda x: (order.get(x.id, len(order)), x.epoch))
-        return model, how, iter(ranked)
-    return model, how, read_eval_log_samples(str(path), all_samples_required=False)
+        return model, how, iter(ranked), recorded
+    return model, how, read_eval_log_samples(str(path), all_samples_required=False), recorded
 
 
 #: The temperature a log's first request carried, when the log does not say (no request recorded).
@@ -189,7 +198,9 @@ def _sent_temperature(path: Path, header: Any) -> float | None:
 
 
 def _convert_inspect(path: Path, epoch: int, out: Converted, model: str | None) -> None:
-    logged_model, how, samples = _inspect_samples(path)
+    logged_model, how, samples, recorded = _inspect_samples(path)
+    if isinstance(recorded, dict):
+        out.references[path.name] = recorded
     if how.pop("decoding", None):
         out.notes.append(
             f"{path.name}: its requests were sent without temperature 0 (inspect's openai/ provider drops it for a "
@@ -289,6 +300,13 @@ def _convert_lm_eval(path: Path, out: Converted, model: str | None) -> None:
             response = _lm_eval_response(sample)
             unanswered += response is None
             meta = {"source": LM_EVAL, "log": path.name, "doc_id": sample.get("doc_id")}
+            split = doc.get(SPLIT_COLUMN)
+            if isinstance(split, str) and split:  # MathBode's task files record it in every doc
+                meta["split"] = split
+                spec = doc.get(REFERENCE_COLUMN)
+                out.references.setdefault(
+                    path.name, {"source": spec if isinstance(spec, str) and spec else BUILDER_SOURCE, "split": split}
+                )
             out.add(_line(doc, response, model, meta), f"{path} line {lineno}")
     if model:
         out.models.add(model)
@@ -326,6 +344,13 @@ def convert_logs(paths: list[Path], epoch: int = 1, model: str | None = None) ->
         raise UsageError(
             f"no MathBode rows in {', '.join(str(p) for p in paths)}: a sample needs the key fields "
             f"{', '.join(KEY_FIELDS)} in its metadata (inspect) or doc (lm-eval)."
+        )
+    splits = {name: str(found.get("split")) for name, found in out.references.items()}
+    if len(set(splits.values())) > 1:
+        listed = ", ".join(f"{name} answered {split}" for name, split in splits.items())
+        raise UsageError(
+            f"the logs answer different splits ({listed}); a submission answers one. Convert each split's logs "
+            "separately."
         )
     if len(out.models) > 1:
         raise UsageError(

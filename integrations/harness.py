@@ -17,10 +17,17 @@ import datasets
 
 from mathbode.hub.reference import resolve_reference
 
-from .records import headline, is_exact, key_of, request_config, score_answers, task_rows
+from .records import (
+    REFERENCE_COLUMN,
+    SPLIT_COLUMN,
+    headline,
+    is_exact,
+    key_of,
+    request_config,
+    score_answers,
+    task_rows,
+)
 
-#: The column that tells an answer which reference its row came from (the aggregations see only answers).
-REFERENCE_COLUMN = "mathbode_reference"
 #: The Bode numbers each task reports, beside `exact` (share of exact answers). lm-eval marks each
 #: metric higher- or lower-is-better, and a gain's ideal is 1 and a signed phase's 0, so the
 #: mid-band gain and phase are reported as their distances from the ideal (lower is better).
@@ -42,7 +49,9 @@ def load_rows(
 ) -> datasets.DatasetDict:
     """The preset's rows as lm-eval's `test` split (`custom_dataset`); other metadata is ignored."""
     found = task_rows(preset, families, reference)
-    rows = [{**row, REFERENCE_COLUMN: reference or ""} for row in found.rows]
+    # Every row says its reference (the aggregations see only answers) and its split (for convert).
+    split = found.reference.split_hash
+    rows = [{**row, REFERENCE_COLUMN: reference or "", SPLIT_COLUMN: split} for row in found.rows]
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 

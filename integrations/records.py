@@ -37,6 +37,11 @@ TASK_PRESETS = {
 STEPS = "mathbode_steps"
 #: A sequential sample's run-in: the prompts asked before its step 0 (and, once asked, their answers).
 RUN_IN = "mathbode_run_in"
+#: lm-eval columns beside a row's own: the reference spec its task read ("" for the canonical
+#: rows) and that reference's split (prompts hash). A samples file keeps them in every `doc`, so
+#: `mathbode convert` knows what the answers answered.
+REFERENCE_COLUMN = "mathbode_reference"
+SPLIT_COLUMN = "mathbode_split"
 
 
 @dataclass(frozen=True)

@@ -225,7 +225,19 @@ class Manifest:
     @property
     def config(self) -> RunConfig:
         known = set(RunConfig.ANSWER_FIELDS)
-        return RunConfig(**{k: v for k, v in self.data["parameters"].items() if k in known})
+        return RunConfig(**{k: v for k, v in self.data["parameters"].items() if k in known}, split=self.split)
+
+    @property
+    def split(self) -> str | None:
+        """The split the batch asks (its prompts hash): every line read back records it."""
+        for where in ("conditions", "reference"):
+            recorded = self.data.get(where)
+            value = recorded.get("split") if isinstance(recorded, dict) else None
+            if value is not None:
+                if not isinstance(value, str):
+                    raise BatchError(f"{self.path}: {where}.split is not a string; not a manifest `batch write` wrote.")
+                return value or None
+        return None
 
 
 @dataclass

@@ -44,6 +44,11 @@ SCHEMA = "predictions.schema.json"
 GZIP_MAGIC = b"\x1f\x8b"
 #: `meta` fields that change what a score means; one value per file (see the runner's options).
 CONDITIONS = ("answer_format", "prompting", "protocol", "history", "run_in", "dedupe", "split")
+#: The condition that says which split a line answered (`mathbode.schema.splits`): a string on
+#: every line of a file, or on none.
+SPLIT = "split"
+#: Stands for "no meta.split" among the splits a file's lines name (sorts with them by line).
+_NO_SPLIT: Any = type("_NoSplit", (), {"__repr__": lambda self: "no meta.split"})()
 
 
 @dataclass
@@ -297,6 +302,8 @@ class _FileState:
     seen_conditions: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Extra fields per key set (a file repeats one shape on every line).
     extras: dict[frozenset[str], list[str]] = field(default_factory=dict)
+    #: The first line that records no split (0: every line so far names one, or none does).
+    no_split_line: int = 0
 
     def extra_fields(self, obj: dict[str, Any]) -> list[str]:
         shape = frozenset(obj)
@@ -347,11 +354,17 @@ def _read_lines(stream: io.BufferedIOBase, sub: Submission) -> None:
             break
     sub.answers = Answers.concat(state.parts) if state.parts else Answers.of([], sub.universe)
 
+    splits = state.seen_conditions.get(SPLIT)
+    if splits and state.no_split_line:
+        # A file some of whose lines say no split was put together from two sources (a run and a
+        # hand-written file, say): which split those lines answered cannot be known.
+        splits[_NO_SPLIT] = state.no_split_line
     for name, values in state.seen_conditions.items():
         if len(values) > 1:
-            listed = ", ".join(f"{v!r} (first on line {n})" for v, n in values.items())
+            ordered = sorted(values.items(), key=lambda vn: vn[1])
+            listed = ", ".join(f"{v if v is _NO_SPLIT else repr(v)} (first on line {n})" for v, n in ordered)
             report.error("conditions", "file", f"meta.{name}", "the same on every line", listed)
-        sub.conditions[name] = next(iter(values))
+        sub.conditions[name] = min((n, v) for v, n in values.items() if v is not _NO_SPLIT)[1]
     if len(state.models) > 1:
         names = ", ".join(f"{m!r} (first on line {n})" for m, n in state.models.items())
         report.error("model", "file", "model", "the same model on every line", names)
@@ -442,6 +455,9 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
     model = columns.get("model")
     if model is not None and pa.types.is_string(model.type) and pc.any(pc.equal(pc.utf8_length(model), 0)).as_py():
         return None  # an empty model name
+    records_split = _records_split(meta)
+    if records_split is None:
+        return None  # a meta.split missing on some lines or not a string: named line by line
     rows = canonical_row_ids(columns, state.sub.universe)
     if rows is None or (rows < 0).any() or state.first_line[rows].any():
         return None  # a key not of the split, or seen in an earlier block
@@ -450,6 +466,8 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
     if not np.array_equal(state.first_line[rows], numbers):  # a later line of a key overwrote an earlier one
         state.first_line[rows] = 0
         return None
+    if not records_split:
+        state.no_split_line = state.no_split_line or first
     if model is not None:
         for value, line in _first_lines(model, numbers):
             state.models.setdefault(value, line)
@@ -474,6 +492,19 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
         has_response=has["response"],
         universe=state.sub.universe,
     )
+
+
+def _records_split(meta: pa.Array | None) -> bool | None:
+    """True when the block's `meta.split` is a string on every line, False when no line has one;
+    None otherwise (some lines without, or not a string), for the line-by-line reader to name."""
+    index = meta.type.get_field_index(SPLIT) if meta is not None and pa.types.is_struct(meta.type) else -1
+    if index < 0:
+        return False
+    assert meta is not None
+    column = meta.field(index)
+    if pa.types.is_string(column.type) and meta.null_count == 0 and column.null_count == 0:
+        return True
+    return None
 
 
 def _line_starts(lines: list[bytes]) -> np.ndarray:
@@ -593,11 +624,27 @@ def _warn_blank_line(report: Report, lineno: int) -> None:
     report.warning("blank-line", f"line {lineno}", "", "one JSON object per line", "a blank line (skipped)")
 
 
-def _note_conditions(meta: dict[str, Any], lineno: int, state: _FileState) -> None:
+def _note_conditions(meta: Any, lineno: int, state: _FileState) -> bool:
+    """Note the line's conditions; False (an error reported) when its `meta.split` is not a string:
+    a split the scorer cannot compare must not let the file pass as one that records none."""
+    if not isinstance(meta, dict) or SPLIT not in meta:
+        state.no_split_line = state.no_split_line or lineno
+    elif not isinstance(meta[SPLIT], str):
+        state.sub.report.error(
+            "schema",
+            f"line {lineno}",
+            f"meta.{SPLIT}",
+            "a string: the prompts hash of the split the line answered, as `mathbode run` writes it",
+            _KIND.get(type(meta[SPLIT]), "a JSON object"),
+        )
+        return False
+    if not isinstance(meta, dict):
+        return True
     for name in CONDITIONS:
         value = meta.get(name)
         if isinstance(value, str):
             state.seen_conditions.setdefault(name, {}).setdefault(value, lineno)
+    return True
 
 
 def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
@@ -642,9 +689,8 @@ def _read_line(lineno: int, raw: bytes | None, state: _FileState) -> None:
     state.first_line[row] = lineno
     if "model" in obj:
         state.models.setdefault(obj["model"], lineno)
-    meta = obj.get("meta")
-    if meta:
-        _note_conditions(meta, lineno, state)
+    if not _note_conditions(obj.get("meta"), lineno, state):
+        return
     value = obj.get("prediction")
     try:
         number = None if value is None else float(value)

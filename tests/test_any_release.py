@@ -353,12 +353,16 @@ def test_the_inspect_task_and_convert_on_a_release_of_unknown_families(toy, tmp_
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
     assert metrics["accuracy"] == 1.0 and metrics["mb_core_calibrated"] == 1.0
     out = tmp_path / "converted.jsonl"
-    # With no reference, the log is refused with the message saying what to do, and nothing is written.
+    # With no reference, the log is read against the release it recorded (issue 40: it was refused,
+    # and told to give --reference); given again, the same.
     result = invoke(convert_cli, log.location, "-o", out)
-    assert result.exit_code == 1 and HINT in result.output and not out.exists()
-    result = invoke(convert_cli, log.location, "-o", out, "--reference", toy)
+    assert result.exit_code == 0, result.output
+    assert f"Reading the log against the reference it recorded: {toy}." in result.output
+    assert f"Wrote 512 rows to {out}. Score them: mathbode score {out} --reference {toy}" in result.output
+    result = invoke(convert_cli, log.location, "-o", out, "--overwrite", "--reference", toy)
     assert result.exit_code == 0, result.output
     assert f"Wrote 512 rows to {out}. Score them: mathbode score {out} --reference {toy}" in result.output
+    assert "Note:" not in result.output
     result = invoke(score_cli, out, "--reference", toy, "--json", "--no-plots", "--out", tmp_path / "r")
     assert result.exit_code == 0, result.output
     (scores,) = json.loads(result.stdout)

@@ -73,11 +73,29 @@ def test_repeatability_is_1_for_a_deterministic_server_and_low_for_a_sampling_on
     assert exact.extra["repeatability"]["overall"] == {
         "repeated_prompts": 85,
         "identical_share": 1.0,
-        "spread_mean": 0.0,
+        "spread_relative_mean": 0.0,
     }
     assert noisy.extra["repeatability"]["overall"]["identical_share"] < 0.5
-    assert noisy.extra["repeatability"]["overall"]["spread_mean"] > 0
+    # The stub's noise is 1 % of the truth: a prompt's few answers spread by about that, relatively.
+    assert 0.002 < noisy.extra["repeatability"]["overall"]["spread_relative_mean"] < 0.02
+    assert all(f["spread_mean"] > 0 for f in noisy.extra["repeatability"]["families"].values())
     assert set(exact.extra["repeatability"]["families"]) == set(exact.families)
+
+
+def test_the_repeatability_spread_is_per_family_in_its_units_and_relative_overall():
+    """Absolute spreads of families in different units were pooled: one family answering in the
+    thousands swamped one answering below 1. Here both spread by the same 0.4975 % of their answers."""
+    import numpy as np
+
+    from mathbode.evaluator.scorer.repeatability import repeatability
+
+    values = np.array([1000.0, 1010.0, 0.1, 0.101])
+    found = repeatability(np.array([0, 0, 1, 1]), np.zeros(4, dtype=np.int64), np.arange(4), values, ["big", "small"])
+    assert found is not None and "spread_mean" not in found["overall"]
+    assert found["families"]["big"]["spread_mean"] == pytest.approx(5.0, rel=1e-12)
+    assert found["families"]["small"]["spread_mean"] == pytest.approx(0.0005, rel=1e-9)
+    for summary in (found["overall"], found["families"]["big"], found["families"]["small"]):
+        assert summary["spread_relative_mean"] == pytest.approx(5 / 1005, rel=1e-9)
 
 
 def test_dedupe_does_not_go_with_the_sequential_protocol(stub, tmp_path):
@@ -110,7 +128,7 @@ def test_repeatability_compares_parsed_numbers_and_keeps_to_the_preset(reference
     write_jsonl(tmp_path / "chatty.jsonl", chatty)
     sub = read_submission(tmp_path / "chatty.jsonl")
     rep = score(sub.predictions, reference, "chatty", sub.model).extra["repeatability"]
-    assert rep["overall"]["identical_share"] == 1.0 and rep["overall"]["spread_mean"] == 0.0
+    assert rep["overall"]["identical_share"] == 1.0 and rep["overall"]["spread_relative_mean"] == 0.0
     everything = rep["overall"]["repeated_prompts"]
     smoke = score(sub.predictions, reference, "chatty", sub.model, preset="SMOKE").extra["repeatability"]
     assert smoke["overall"]["repeated_prompts"] < everything

@@ -293,3 +293,33 @@ def test_each_familys_gain_axis_shows_its_points_at_its_own_scale(baseline_resul
     assert first.get_ylim()[1] > 12.0 and last.get_ylim()[0] < 0.2
     # Each at its own scale: the 0.2 of one family does not squash the other's panel.
     assert first.get_ylim()[0] > 0.2 and last.get_ylim()[1] < 12.0
+
+
+def test_label_names_each_submission_where_model_names_collide(tmp_path):
+    """Two files of one model were named by their file stems; `--label` names them, one per file."""
+    files = []
+    for preset in ("SMOKE", "MVP"):
+        path = tmp_path / f"{preset.lower()}-run.jsonl"
+        done = CliRunner().invoke(baseline_cli, ["--preset", preset, "--families", "linear_solve", "-o", str(path)])
+        assert done.exit_code == 0, done.output
+        files.append(str(path))
+    base = [*files, "--no-plots", "--json", "--bootstrap", "0"]
+    default = CliRunner().invoke(score_cli, [*base, "--out", str(tmp_path / "r0")])
+    assert [d["label"] for d in json.loads(default.stdout)] == ["smoke-run", "mvp-run"]
+    labels = ["--label", "quick", "--label", "mvp"]
+    labelled = CliRunner().invoke(score_cli, [*base, "--out", str(tmp_path / "r1"), *labels])
+    assert labelled.exit_code == 0, labelled.output
+    assert [(d["label"], d["model"]) for d in json.loads(labelled.stdout)] == [
+        ("quick", "symbolic-baseline"),
+        ("mvp", "symbolic-baseline"),
+    ]
+    assert "| quick |" in (tmp_path / "r1" / "report.md").read_text()
+    for labels, message in (
+        (["only-one"], "--label given 1 time(s) for 2 file(s): give one --label per file"),
+        (["same", "same"], "--label 'same' is given to two files; each submission needs a name of its own."),
+        (["ok", " "], f"--label for {files[1]} is empty: give the name to show for it."),
+    ):
+        argv = [*base, "--out", str(tmp_path / "r2"), *[x for label in labels for x in ("--label", label)]]
+        refused = CliRunner().invoke(score_cli, argv)
+        assert refused.exit_code == 2 and message in refused.output, refused.output
+        assert not (tmp_path / "r2").exists()

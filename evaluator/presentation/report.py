@@ -265,18 +265,22 @@ def answers_text(r: Results) -> str:
 
 
 def repeatability_text(r: Results) -> str | None:
-    """'repeatability: 85 prompts answered more than once, 100.0 % of them identically (mean spread 0)'."""
+    """'repeatability: 85 prompts answered more than once, 100.0 % of them with the same number each
+    time (mean relative spread 0.000 %; in each family's units: linear_solve 0, ...)'."""
     rep = r.extra.get("repeatability")
     if not rep:
         return None
     if not rep.get("measured"):
         return f"repeatability not measured: {rep['note']}"
     o = rep["overall"]
-    spread = _num(o["spread_mean"], 6)
+    relative = o.get("spread_relative_mean")
+    relative_text = "n/a" if relative is None or not math.isfinite(relative) else f"{100 * relative:.3f} %"
+    # Absolute spreads per family only: the families' answers have different units.
+    units = ", ".join(f"{name} {_num(f.get('spread_mean'), 6)}" for name, f in (rep.get("families") or {}).items())
     return (
         f"repeatability: {o['repeated_prompts']:,} prompts answered more than once, "
-        f"{100 * o['identical_share']:.1f} % of them with the same number each time (mean spread of their "
-        f"numbers {spread})"
+        f"{100 * o['identical_share']:.1f} % of them with the same number each time (mean relative spread of "
+        f"their numbers {relative_text}" + (f"; in each family's units: {units})" if units else ")")
     )
 
 
@@ -444,8 +448,9 @@ the numbers below. Frequencies are in cycles per 64 steps.
   decimals, with a Wilson 95 % interval (chirp and step rows are measured apart).
 - **repeatability** (stateless only): of the prompts the file answers on more than one row (in
   the preset scored), the share answered with the same parsed number each time (the texts may
-  differ), and the mean spread (standard deviation) of their numbers; 1 and 0 for a
-  deterministic server.
+  differ), and the mean spread of their numbers: relative (standard deviation over the answers'
+  mean magnitude), and per family in its own units (families' units differ, so absolute spreads
+  are never pooled); 1 and 0 for a deterministic server.
 - **Brackets**: 95 % intervals over sweeps: the score's standard error from the spread of the
   sweeps within each family and frequency (each cell's own n - 1 degrees of freedom), times
   Student's t (docs/intervals.md); an interval always holds its estimate.

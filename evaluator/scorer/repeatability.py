@@ -5,8 +5,11 @@ prompts (a prompt names the parameter's value, and a sinusoid revisits values: M
 hold 85 distinct prompts). A file that answers one prompt on several rows gives, per repeated
 prompt, whether every answer was identical (the same parsed number, or no number every time:
 not the same text, which a chatty model varies around the same number), and the spread of its
-numeric answers (their standard deviation, in the answer's units). A deterministic
-server reads 1 and 0; one that samples afresh on every request reads below 1.
+numeric answers: their standard deviation in the answer's units (per family: families answer in
+different units, an area in the thousands beside a ratio below 1, so absolute spreads are never
+pooled), and relative, the standard deviation over the mean magnitude of the answers (per family
+and overall). A deterministic server reads 1 and 0; one that samples afresh on every request
+reads below 1.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ def repeatability(
 ) -> dict[str, Any] | None:
     """Per answered row: its family (an index into `names`), its prompt's number, its answer's
     identity (a number: equal answers, equal numbers) and its number (NaN if none). Per family and
-    overall: the repeated prompts, the share answered identically and the mean spread; None when no
-    prompt was answered twice."""
+    overall: the repeated prompts, the share answered identically and the mean relative spread; per
+    family also the mean spread in its units. None when no prompt was answered twice."""
     if not len(prompts):
         return None
     # One group per (family, prompt); rows sorted by group, then by identity within it.
@@ -37,30 +40,42 @@ def repeatability(
         return None
     ends = starts + sizes - 1
     identical = identities[starts] == identities[ends]  # sorted within the group: first == last
-    spreads = np.array([_spread(values[a : a + n]) for a, n in zip(starts[repeated], sizes[repeated], strict=True)])
+    spreads, relative = (
+        np.array([_spread(values[a : a + n]) for a, n in zip(starts[repeated], sizes[repeated], strict=True)])
+        .reshape(-1, 2)
+        .T
+    )
     family_of = families[starts[repeated]]
     identical = identical[repeated]
 
+    def mean(of: np.ndarray) -> float:
+        finite = of[np.isfinite(of)]
+        return float(np.mean(finite)) if finite.size else math.nan
+
     def summary(mask: np.ndarray) -> dict[str, Any]:
-        finite = spreads[mask][np.isfinite(spreads[mask])]
         return {
             "repeated_prompts": int(mask.sum()),
             "identical_share": float(identical[mask].sum() / mask.sum()),
-            "spread_mean": float(np.mean(finite)) if finite.size else math.nan,
+            "spread_relative_mean": mean(relative[mask]),
         }
 
     everything = np.ones(len(spreads), dtype=bool)
     present = [f for f in dict.fromkeys(family_of.tolist())]
     return {
         "overall": summary(everything),
-        "families": {names[f]: summary(family_of == f) for f in present},
+        "families": {
+            names[f]: {**summary(family_of == f), "spread_mean": mean(spreads[family_of == f])} for f in present
+        },
     }
 
 
-def _spread(values: np.ndarray) -> float:
-    """The standard deviation of a prompt's numeric answers; 0 exactly when they are equal (not the
-    rounding of their mean); NaN with fewer than two."""
+def _spread(values: np.ndarray) -> tuple[float, float]:
+    """The standard deviation of a prompt's numeric answers, and that over their mean magnitude; 0
+    exactly when they are equal (not the rounding of their mean); NaN with fewer than two."""
     finite = values[np.isfinite(values)]
     if finite.size < 2:
-        return math.nan
-    return 0.0 if (finite == finite[0]).all() else float(finite.std())
+        return math.nan, math.nan
+    if (finite == finite[0]).all():
+        return 0.0, 0.0
+    spread = float(finite.std())
+    return spread, spread / float(np.mean(np.abs(finite)))  # not all equal: some answer is not 0
