@@ -27,7 +27,7 @@ from .files import (
     report_figures,
     write_tables,
 )
-from .results import Rendering, Results, dumps, from_document, json_safe, read_document, to_document
+from .results import Rendering, Results, dumps, from_document, json_safe, read_comparisons, read_document, to_document
 from .table import Table
 
 
@@ -752,5 +752,5 @@ def saved_documents(folder: str | Path) -> tuple[list[tuple[dict[str, Any], str]
             "one scoring: a report folder is rendered as `mathbode score` wrote it."
         )
     comparisons = folder / COMPARISONS_FILE
-    tests = json.loads(comparisons.read_text(encoding="utf-8")) if comparisons.is_file() else []
+    tests = read_comparisons(comparisons) if comparisons.exists() else []
     return documents, tests
