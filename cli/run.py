@@ -245,10 +245,13 @@ def main(
             "that run-in step is asked again."
         )
     if result.run_in_answered or result.run_in_replayed:
-        replayed = f", {result.run_in_replayed:,} replayed from earlier runs" if result.run_in_replayed else ""
+        total = result.run_in_replayed + result.run_in_answered
+        replayed = ""
+        if result.run_in_replayed:
+            replayed = f", {result.run_in_replayed:,} replayed from earlier runs: {total:,}"
         say(
-            f"{result.run_in_answered:,} run-in answers (asked before step 0, never scored){replayed}: "
-            f"{result.run_in_replayed + result.run_in_answered:,} in {run_in_path(output).name}."
+            f"{result.run_in_answered:,} run-in answers (asked before step 0, never scored){replayed} in "
+            f"{run_in_path(output).name}."
         )
     resume = shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
     if result.interrupted:

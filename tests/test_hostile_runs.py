@@ -176,7 +176,7 @@ def test_a_resume_after_a_torn_run_in_journal_reports_what_it_replays(truth_stub
     assert f"{counts['run_in_answered']:,} run-in answers (asked before step 0, never scored), 16 replayed" in (
         result.output
     )
-    assert f": {in_journal:,} in p.run-in.jsonl." in result.output
+    assert f"16 replayed from earlier runs: {in_journal:,} in p.run-in.jsonl." in result.output
 
 
 def test_a_run_in_line_that_says_it_asked_another_row_is_refused(truth_stub, tmp_path):
