@@ -59,6 +59,14 @@ _RECORD_FIELDS = frozenset({"sweep", "position", "asked", "response", "meta"})
 _RECORD_START = b'{"sweep":'
 
 
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 class RunInError(MathBodeError):
     """The run-in journal beside an output cannot be continued."""
 
@@ -161,8 +169,9 @@ class RunInJournal:
         end = data.rfind(b"\n") + 1
         tail = data[end:]
         lines = data[:end].splitlines()
-        # A kill can tear a line anywhere, even inside its first field's name.
-        if tail and tail[: len(_RECORD_START)] != _RECORD_START[: len(tail)]:
+        # A kill can tear a line anywhere, even inside its first field's name; what it leaves is
+        # never a whole JSON value (a whole record ends with its newline).
+        if tail and (tail[: len(_RECORD_START)] != _RECORD_START[: len(tail)] or _is_json(tail)):
             raise RunInError(
                 f"{self.path}, line {len(lines) + 1}: not a run-in line written by mathbode-run (and no newline "
                 "after it), so the file is left as it is. Move it away, or choose another -o."
