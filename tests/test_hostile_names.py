@@ -22,7 +22,7 @@ from mathbode.cli.main import mathbode
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.errors import UsageError
 from mathbode.core.names import check_inside, file_name, printable
-from mathbode.evaluator.report import saved_results
+from mathbode.evaluator.presentation.report import saved_results
 from mathbode.schema.selection import select_rows
 
 
@@ -192,7 +192,7 @@ NODE = shutil.which("node")
 def test_site_js_survives_a_malformed_address(tmp_path, fragment):
     """site.js's drill-down read the address with decodeURIComponent, which throws URIError on
     `#%zz`: the page stopped. Run in node with the least of a browser around it."""
-    site_js = (Path(__file__).parents[1] / "evaluator/site_assets/site.js").read_text()
+    site_js = (Path(__file__).parents[1] / "evaluator/presentation/site_assets/site.js").read_text()
     harness = f"""
 const element = () => ({{ textContent: "", dataset: {{}}, replaceChildren() {{}}, appendChild() {{}},
   querySelectorAll() {{ return []; }} }});
@@ -215,7 +215,7 @@ console.log(div.dataset.sweep);
 def test_headings_and_captions_wrap_a_long_hash_on_a_phone():
     """Without a browser (tests/test_site.py measures it in Chromium at 390 px): the rule that lets
     a group heading holding a release hash wrap instead of widening the page."""
-    css = (Path(__file__).parents[1] / "evaluator/site_assets/site.css").read_text()
+    css = (Path(__file__).parents[1] / "evaluator/presentation/site_assets/site.css").read_text()
     wrapping = [
         {s.strip() for s in selectors.split(",")}
         for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", css)

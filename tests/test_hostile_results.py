@@ -22,9 +22,9 @@ from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.main import mathbode
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.errors import MathBodeError
-from mathbode.evaluator.report import render_report, saved_results
+from mathbode.evaluator.presentation.report import render_report, saved_results
+from mathbode.evaluator.presentation.site import build_site
 from mathbode.evaluator.results import MAX_DOCUMENT_BYTES
-from mathbode.evaluator.site import build_site
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 from mathbode.schema.selection import select_rows
 
