@@ -316,7 +316,8 @@ def _result(record: dict[str, Any], where: str, config: RunConfig) -> Result:
     except NotACompletion as err:
         return Result(where, failed=f"the response body is not a chat completion: {err}")
     meta = {"finish_reason": finish, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
-    served = body.get("model") if isinstance(body.get("model"), str) else None
+    named = body.get("model") if isinstance(body, dict) else None  # a completion is a dict (checked above)
+    served = named if isinstance(named, str) else None
     return Result(where, text=unwrap(config.constrain_format, text), meta=meta, served=served)
 
 
