@@ -12,6 +12,7 @@ import click
 
 from mathbode.core.atomic import atomic_text_file, real_path, write_jsonl
 from mathbode.core.errors import UsageError
+from mathbode.core.names import printable
 from mathbode.core.version import __version__
 from mathbode.runner import batch
 from mathbode.runner.config import PROTOCOLS, STATELESS, RunConfig
@@ -121,11 +122,12 @@ def write(
     config = dataclasses.replace(config, split=ref.split_hash or None)  # every line says which split it answered
     rows = select_rows(ref.table, preset)
     context = {"preset": preset.upper(), "families": list(ref.family_hashes), "reference": ref.provenance()}
+    cost = estimate(rows, config, counter)  # counted first: a tokenizer that fails on a prompt writes nothing
     written = batch.write(rows, config, output, context, overwrite, max_requests, max_bytes)
     for part in written.parts:
         click.echo(f"{output / part.name}: {part.requests:,} requests, {part.bytes:,} bytes")
     click.echo(f"{output / batch.MANIFEST}: {written.rows:,} rows of {preset.upper()}, {written.requests:,} requests")
-    for line in estimate(rows, config, counter).lines():
+    for line in cost.lines():
         click.echo(line)
 
 
@@ -140,10 +142,8 @@ def read(batch_folder: Path, results: tuple[Path, ...], output: Path, overwrite:
     """Read a batch's results (its output file and error file, in any order) into a submission:
     every row of the batch, a failed or missing request as `prediction: null` with the reason in
     its meta. BATCH_FOLDER is the folder `mathbode batch write` wrote."""
-    if output.exists() and not overwrite:
-        raise UsageError(f"-o {output}: exists. Give another name, or --overwrite to replace it.")
-    if any(real_path(output, "-o") == real_path(path) for path in results):
-        raise UsageError(f"-o {output}: is one of the result files being read; give another name.")
+    record_file = output.with_name(output.name.removesuffix(".jsonl") + ".batch.json")
+    _check_outputs(output, record_file, batch_folder, results, overwrite)
     got = batch.read(batch_folder, list(results))
     # The batch's own release by default: its answers are to that release's questions.
     reference, ref = recorded_reference(reference, got.manifest.data.get("reference"), f"the batch {batch_folder}")
@@ -170,7 +170,6 @@ def read(batch_folder: Path, results: tuple[Path, ...], output: Path, overwrite:
         "counts": counts,
         "failed_examples": [{"custom_id": c, "where": w, "reason": r} for c, (w, r) in list(got.failed.items())[:10]],
     }
-    record_file = output.with_name(output.name.removesuffix(".jsonl") + ".batch.json")
     with atomic_text_file(record_file) as stream:
         stream.write(json.dumps(record, indent=2) + "\n")
     say = lambda text: click.echo(text, err=True)  # noqa: E731
@@ -178,6 +177,8 @@ def read(batch_folder: Path, results: tuple[Path, ...], output: Path, overwrite:
         f"Wrote {counts['rows']:,} rows to {output} (record {record_file.name}): {counts['requests']:,} requests, "
         f"{counts['answered']:,} answered, {counts['failed']:,} failed, {counts['missing']:,} without a result."
     )
+    if warning := got.other_models_text():
+        say(printable(warning))
     if got.failed:
         say(
             f"{counts['null_rows']:,} rows are prediction null (the reason in each line's meta.failed):\n"
@@ -185,3 +186,25 @@ def read(batch_folder: Path, results: tuple[Path, ...], output: Path, overwrite:
         )
     against = f" --reference {reference}" if reference else ""
     say(f"Score them: mathbode score {output}{against}")
+
+
+def _check_outputs(output: Path, record: Path, folder: Path, results: tuple[Path, ...], overwrite: bool) -> None:
+    """Before anything is read or written: the submission and its record (`P.batch.json` beside
+    `-o P.jsonl`) replace nothing of the batch's (its manifest, its request files) nor a result
+    file being read, whatever --overwrite says; and replace a file of the user's only with it."""
+    manifest = folder / batch.MANIFEST if folder.is_dir() else folder
+    theirs = {real_path(manifest): "the batch's manifest"}
+    for part in manifest.parent.glob("requests*.jsonl"):
+        theirs[real_path(part)] = "one of the batch's request files"
+    theirs.update({real_path(path): "one of the result files being read" for path in results})
+    for path, option in ((output, "-o"), (record, "-o (its record)")):
+        what = theirs.get(real_path(path, "-o"))
+        if what:
+            raise UsageError(f"{option} {path}: is {what}; it would be overwritten. Give another -o.")
+    if output.exists() and not overwrite:
+        raise UsageError(f"-o {output}: exists. Give another name, or --overwrite to replace it.")
+    if record.exists() and not overwrite:
+        raise UsageError(
+            f"-o {output}: its record {record} exists and would be replaced. Give another -o, or --overwrite to "
+            "replace both."
+        )

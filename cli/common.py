@@ -10,6 +10,7 @@ from typing import Any, Callable, TypeVar
 import click
 
 from mathbode.core.errors import MathBodeError
+from mathbode.core.names import printable
 from mathbode.core.redact import redact
 from mathbode.core.version import __version__
 from mathbode.schema.release_hashes import release_content_hash
@@ -36,7 +37,7 @@ def exit_on_error(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except MathBodeError as err:
-            click.echo(f"Error: {redact(str(err))}", err=True)  # last line of defence: no credential printed
+            click.echo(f"Error: {printable(redact(str(err)))}", err=True)  # last line of defence: no credential printed
             sys.exit(err.exit_code)
         except BrokenPipeError:
             # The reader of our output stopped (`| head`): nothing is wrong with what we wrote.

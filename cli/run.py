@@ -239,9 +239,18 @@ def main(
         f"{result.skipped:,} already answered, {len(result.failed):,} failed. Output: {output} "
         f"(run record {record_path(output).name})."
     )
-    if result.run_in_answered:
+    if result.run_in_repaired_bytes:
         say(
-            f"{result.run_in_answered:,} run-in answers (asked before step 0, never scored) in "
+            f"Repaired {run_in_path(output).name}: cut off a torn last line ({result.run_in_repaired_bytes} bytes); "
+            "that run-in step is asked again."
+        )
+    if result.run_in_answered or result.run_in_replayed:
+        total = result.run_in_replayed + result.run_in_answered
+        replayed = ""
+        if result.run_in_replayed:
+            replayed = f", {result.run_in_replayed:,} replayed from earlier runs: {total:,}"
+        say(
+            f"{result.run_in_answered:,} run-in answers (asked before step 0, never scored){replayed} in "
             f"{run_in_path(output).name}."
         )
     resume = shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])

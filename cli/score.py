@@ -13,6 +13,7 @@ import numpy as np
 from mathbode.core.atomic import check_replaceable
 from mathbode.core.digests import file_sha256
 from mathbode.core.errors import MathBodeError, ReferenceMismatchError, UsageError
+from mathbode.core.names import printable
 from mathbode.evaluator.presentation.background import BackgroundPlotter
 from mathbode.evaluator.presentation.comparison import describe
 from mathbode.evaluator.presentation.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
@@ -294,7 +295,7 @@ def score_and_report(
             document = {"submissions": document, "comparisons": json_safe(tests)}
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
-        click.echo(table_text(shown, tests))
+        click.echo(printable(table_text(shown, tests)))  # a name's escape sequences shown, not run
         click.echo(f"\nReport: {out}/", err=True)
     return results
 

@@ -71,6 +71,34 @@ def read_json_file(path: Path, max_bytes: int = MAX_RECORD_BYTES) -> Any:
         raise ValueError(f"{path}: nested too deeply to be read") from None
 
 
+def read_text_file(path: Path, max_bytes: int, what: str) -> str:
+    """The UTF-8 text of `path`, read only if it is a regular file of at most `max_bytes`; a
+    UsageError naming the file otherwise. A FIFO would block a plain read forever (opened here
+    without waiting for a writer, then refused), /dev/zero would fill the memory."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        raise UsageError(f"{path}: cannot be read as a {what} ({err.strerror}).") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(
+                f"{path}: not a regular file (a pipe, device or socket); a {what} is a file: give that file."
+            )
+        with os.fdopen(os.dup(fd), "rb") as stream:
+            data = stream.read(max_bytes + 1)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot be read as a {what} ({err.strerror}).") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise UsageError(f"{path}: more than {max_bytes:,} bytes, larger than any {what} mathbode writes; not read.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{path}: not UTF-8 text (byte {err.start:,}); not a {what}.") from None
+
+
 def check_replaceable(out: Path, kind: str, option: str = "--out") -> None:
     """Refuse a target that is a file, or a non-empty folder we cannot prove we wrote: one with no
     ownership record of this `kind` (report, release), a file the record does not list, or a

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 from jsonschema import Draft202012Validator
 
+from mathbode.core.atomic import read_text_file
 from mathbode.core.errors import UsageError
 from mathbode.schema.json_schemas import load_schema
 
@@ -181,6 +182,13 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(load_schema("results.schema.json"))
 
 
+@lru_cache(maxsize=1)
+def _sweep_validator() -> Draft202012Validator:
+    """Every trace's sweep (the skeleton checks the first few with the document): the schema's own definition."""
+    definitions = load_schema("results.schema.json")["$defs"]
+    return Draft202012Validator({"$ref": "#/$defs/sweep", "$defs": definitions})
+
+
 #: The long arrays (a FULL document holds about 100,000 numbers): jsonschema takes half a second
 #: over them, so it reads their first few and `_check_arrays` the rest.
 _SAMPLE = 4
@@ -221,6 +229,8 @@ def _check_arrays(document: dict[str, Any], where: str) -> None:
     def refuse(at: str, what: str) -> None:
         raise ResultsVersionError(f"{where}: does not follow schema/results.schema.json at {at}: {what}")
 
+    sweep_errors = _sweep_validator()
+
     number = (int, float)
     first = document["traces"][0] if document["traces"] else {}
     for i, t in enumerate(document["traces"]):
@@ -228,18 +238,70 @@ def _check_arrays(document: dict[str, Any], where: str) -> None:
             refuse(f"traces/{i}", "not a trace like the first (id, sweep, truth, answer)")
         if not isinstance(t["id"], str) or not isinstance(t["truth"], list) or not isinstance(t["answer"], list):
             refuse(f"traces/{i}", "an id that is not a text, or truth or answer not a list")
+        for error in sweep_errors.iter_errors(t["sweep"]):
+            refuse(f"traces/{i}/sweep/{_path(tuple(error.path))}", _short(error.message))
         if len(t["truth"]) != len(t["answer"]):
             refuse(f"traces/{i}", "truth and answer of different lengths")
         if not all(type(v) in number for v in t["truth"]):
             refuse(f"traces/{i}/truth", "a value that is not a number")
         if not all(v is None or type(v) in number for v in t["answer"]):
             refuse(f"traces/{i}/answer", "a value that is neither a number nor null")
+    _check_tables(document, refuse)
     for name, table in document["tables"].items():
         for c in table["columns"]:
             if len(c["values"]) != table["length"]:
                 refuse(f"tables/{name}/{c['name']}", f"{len(c['values'])} values in a table of {table['length']} rows")
             if c["type"] != "object" and not all(v is None or type(v) in number for v in c["values"]):
                 refuse(f"tables/{name}/{c['name']}", f"a value that is not a number in a {c['type']} column")
+
+
+#: The columns each table's renderers read by name (when the table has rows), and which of them
+#: hold text; every other column named here holds numbers (null: not measured).
+TABLE_COLUMNS = {
+    "sweeps": ("family", "question_id", "frequency_cycles", "gain", "phase_err_deg"),
+    "summary": (
+        "family",
+        "frequency_cycles",
+        "gain",
+        "phase_err_deg",
+        "r2",
+        "res_acf1",
+        "h2_over_h1",
+        "compliance",
+        "num_sweeps",
+    ),
+    "chirp": ("family", "frequency_cycles", "gain", "phase_err_deg"),
+    "step": ("family",),
+}
+TEXT_COLUMNS = frozenset({"family", "signal_type"})
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _check_tables(document: dict[str, Any], refuse: Any) -> None:
+    """Each table's columns typed as their renderers read them: text columns text, number
+    columns numbers, int64 columns whole numbers in range and never null (a count)."""
+    for name, table in document["tables"].items():
+        names = [c["name"] for c in table["columns"]]
+        if len(set(names)) < len(names):
+            refuse(f"tables/{name}", "two columns of one name")
+        if table["length"]:
+            missing = [c for c in TABLE_COLUMNS.get(name, ()) if c not in names]
+            if missing:
+                refuse(f"tables/{name}", f"no column {missing[0]!r}")
+        for c in table["columns"]:
+            at = f"tables/{name}/{c['name']}"
+            if c["type"] == "object":
+                if c["name"] in TEXT_COLUMNS or table["length"] == 0:
+                    if not all(v is None or isinstance(v, str) for v in c["values"]):
+                        refuse(at, "a value that is neither text nor null")
+                elif not all(v is None or type(v) in (str, int, float) for v in c["values"]):
+                    refuse(at, "a value that is a list or an object")
+                if c["name"] in TABLE_COLUMNS.get(name, ()) and c["name"] not in TEXT_COLUMNS and table["length"]:
+                    refuse(at, "a column of numbers written as text")
+            elif c["name"] in TEXT_COLUMNS:
+                refuse(at, f"a column of text written as {c['type']}")
+            elif c["type"] == "int64" and not all(type(v) is int and _INT64[0] <= v <= _INT64[1] for v in c["values"]):
+                refuse(at, "a value that is not a whole number of 64 bits")
 
 
 def checked(document: Any, where: str = "results document") -> dict[str, Any]:
@@ -255,13 +317,61 @@ def checked(document: Any, where: str = "results document") -> dict[str, Any]:
             f"{where}: results version {version!r}, and this mathbode reads version {RESULTS_VERSION}: "
             "score the submissions again with this version (or render them with the version that wrote them)."
         )
-    errors = sorted(_validator().iter_errors(_skeleton(document)), key=lambda e: list(e.path))
+    _check_values(document, where)
+    errors = sorted(_validator().iter_errors(_skeleton(document)), key=lambda e: [str(p) for p in e.path])
     if errors:
         first = errors[0]
         at = "/".join(str(p) for p in first.path) or "(top)"
-        raise ResultsVersionError(f"{where}: does not follow schema/results.schema.json at {at}: {first.message}")
+        raise ResultsVersionError(
+            f"{where}: does not follow schema/results.schema.json at {at}: {_short(first.message)}"
+        )
     _check_arrays(document, where)
     return document
+
+
+def _short(message: str, limit: int = 300) -> str:
+    """jsonschema's message quotes the value whole (a 70,000-character label): cut to a line."""
+    return message if len(message) <= limit else message[:limit] + " ..."
+
+
+#: A results document is a few MB (a FULL submission's traces are most of it); nested no deeper
+#: than 12 levels. Larger or deeper is not a document mathbode wrote, and is not read.
+MAX_DOCUMENT_BYTES = 64 << 20
+MAX_DEPTH = 32
+
+
+def _check_values(document: Any, where: str) -> None:
+    """What JSON Schema cannot say: no text that is not Unicode (a lone surrogate from a `\\ud800`
+    escape, which no file, terminal or page can hold), nesting bounded (`MAX_DEPTH`)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(document, ())]
+    while stack:
+        node, at = stack.pop()
+        if len(at) > MAX_DEPTH:
+            raise ResultsVersionError(f"{where}: nested deeper than {MAX_DEPTH} levels at {_path(at[:MAX_DEPTH])}.")
+        if isinstance(node, dict):
+            for key, value in node.items():
+                _check_text(key, at + (key,), where)
+                if isinstance(value, (dict, list, str)):
+                    stack.append((value, at + (key,)))
+        elif isinstance(node, list):
+            stack.extend((value, at + (i,)) for i, value in enumerate(node) if isinstance(value, (dict, list, str)))
+        else:
+            _check_text(node, at, where)
+
+
+def _path(at: tuple[Any, ...]) -> str:
+    return "/".join(str(p) for p in at) or "(top)"
+
+
+def _check_text(text: str, at: tuple[Any, ...], where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = _path(at).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ResultsVersionError(
+            f"{where}: does not follow schema/results.schema.json at {shown}: text that is not Unicode (a lone "
+            "surrogate, written as a \\ud800-style escape); mathbode never writes one."
+        ) from None
 
 
 def from_document(document: dict[str, Any]) -> tuple[Results, Rendering]:
@@ -287,6 +397,17 @@ def from_document(document: dict[str, Any]) -> tuple[Results, Rendering]:
     return r, Rendering(rendering["position"], rendering["of"], rendering["figures"])
 
 
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON has (mathbode writes null for a number that is not finite)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is too large to be a finite number")
+    return value
+
+
 def load_document(path: Path) -> dict[str, Any]:
     """Read a results.json and check it (upgraded to this version when it is older)."""
     return read_document(path)[0]
@@ -295,11 +416,38 @@ def load_document(path: Path) -> dict[str, Any]:
 def read_document(path: Path) -> tuple[dict[str, Any], str]:
     """A results.json checked (upgraded when older), and its text: as saved, or as this version
     writes the upgraded document."""
+    text = read_text_file(path, MAX_DOCUMENT_BYTES, "results document")
     try:
-        text = path.read_text(encoding="utf-8")
-        document = json.loads(text)
-    except (OSError, ValueError) as err:
+        document = json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
+    except RecursionError:
+        raise ResultsVersionError(f"{path}: nested too deeply to be a results document.") from None
+    except ValueError as err:
         raise UsageError(f"{path}: cannot be read as a results document ({err}).") from None
     version = document.get("version") if isinstance(document, dict) else None
     document = checked(document, str(path))
     return document, text if version == document["version"] else dumps(document)
+
+
+@lru_cache(maxsize=1)
+def _comparisons_validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema("comparisons.schema.json"))
+
+
+def read_comparisons(path: Path) -> list[dict[str, Any]]:
+    """A report folder's comparisons.json (the neighbour tests), checked against its schema
+    (`schema/comparisons.schema.json`) under the same bounds as a results document."""
+    text = read_text_file(path, MAX_DOCUMENT_BYTES, "comparisons file")
+    try:
+        tests = json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
+    except RecursionError:
+        raise ResultsVersionError(f"{path}: nested too deeply to be a comparisons file.") from None
+    except ValueError as err:
+        raise UsageError(f"{path}: cannot be read as a comparisons file ({err}).") from None
+    _check_values(tests, str(path))
+    errors = sorted(_comparisons_validator().iter_errors(tests), key=lambda e: [str(p) for p in e.path])
+    if errors:
+        at = _path(tuple(errors[0].path))
+        raise ResultsVersionError(
+            f"{path}: does not follow schema/comparisons.schema.json at {at}: {_short(errors[0].message)}"
+        )
+    return tests

@@ -64,6 +64,20 @@ def compensated_means(values: np.ndarray) -> np.ndarray:
         return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
 
+#: What a spreadsheet reads as the start of a formula in a cell (`=HYPERLINK(...)`, `+1`, `-1+1`,
+#: `@SUM(...)`, and a tab or carriage return before one).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell_text(value: Any) -> Any:
+    """A CSV cell as spreadsheet exports write it: text that starts like a formula gets a leading
+    `'`, so a spreadsheet shows it as text instead of running it (a model named
+    `=HYPERLINK("http://x")`); numbers, negative ones too, are written as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 class Table:
     """Named columns of one length, in order."""
 
@@ -174,13 +188,14 @@ class Table:
         return iter(self._data)
 
     def to_csv(self, path: str | Path) -> None:
-        """Write as `DataFrame.to_csv(index=False)` does: a header, then each row; NaN and None empty."""
+        """Write as `DataFrame.to_csv(index=False)` does: a header, then each row; NaN and None
+        empty; a text cell a spreadsheet would run as a formula neutralized (`cell_text`)."""
         lists = [values.tolist() for values in self._data.values()]
         with open(path, "w", encoding="utf-8", newline="") as stream:
             writer = csv.writer(stream, lineterminator="\n")
-            writer.writerow(self.columns)
+            writer.writerow([cell_text(c) for c in self.columns])
             for row in zip(*lists, strict=True) if lists else ():
-                writer.writerow(["" if v is None or (type(v) is float and v != v) else v for v in row])
+                writer.writerow(["" if v is None or (type(v) is float and v != v) else cell_text(v) for v in row])
 
     def __repr__(self) -> str:
         return f"Table({self._length} rows: {', '.join(self.columns)})"

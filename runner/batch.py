@@ -29,12 +29,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from mathbode.core.atomic import atomic_text_file, json_line
+from mathbode.core.atomic import atomic_text_file, json_line, read_text_file
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.parsing import parse_response
@@ -50,6 +53,9 @@ ENDPOINT = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200_000_000
 MANIFEST = "manifest.json"
+#: A manifest lists every row of the batch (about 150 bytes each: 47,040 rows of the canonical
+#: release are 7 MB); a larger file is not one.
+MAX_MANIFEST_BYTES = 512 << 20
 FORMAT = "mathbode-batch"
 #: The failed results a read names one by one (the rest are counted).
 SHOWN = 5
@@ -210,14 +216,13 @@ class Manifest:
     @classmethod
     def open(cls, where: Path) -> "Manifest":
         path = where / MANIFEST if where.is_dir() else where
+        if not os.path.lexists(path):
+            raise BatchError(f"{where}: no {MANIFEST}; give the folder `mathbode batch write` wrote (or its manifest).")
+        text = read_text_file(path, MAX_MANIFEST_BYTES, "batch manifest")  # a FIFO or /dev/zero: refused
         try:
-            data = json.loads(path.read_text("utf-8"))
-        except FileNotFoundError:
-            raise BatchError(
-                f"{where}: no {MANIFEST}; give the folder `mathbode batch write` wrote (or its manifest)."
-            ) from None
-        except (OSError, ValueError, UnicodeDecodeError) as err:
-            raise BatchError(f"{path}: not a batch manifest ({err}).") from None
+            data = json.loads(text)
+        except (ValueError, RecursionError) as err:
+            raise BatchError(f"{path}: not a batch manifest ({str(err)[:200] or 'nested too deeply'}).") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("rows"), list):
             raise BatchError(f"{path}: not a batch manifest written by `mathbode batch write`.")
         return cls(path, data)
@@ -248,6 +253,8 @@ class Result:
     text: str | None = None
     failed: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The model the completion says answered it (its `model` field), when it says one.
+    served: str | None = None
 
 
 @dataclass
@@ -259,6 +266,21 @@ class Read:
     #: custom_id -> (where, reason), in the order read; missing requests have where None.
     failed: dict[str, tuple[str | None, str]]
     manifest: Manifest
+    #: Completions whose `model` names another model than the batch's: that name -> how many.
+    other_models: dict[str, int] = field(default_factory=dict)
+
+    def other_models_text(self) -> str | None:
+        """The warning `batch read` prints when completions name another model, or None."""
+        if not self.other_models:
+            return None
+        asked = self.manifest.config.model
+        named = ", ".join(f"{name!r} ({n:,})" for name, n in sorted(self.other_models.items())[:SHOWN])
+        total = sum(self.other_models.values())
+        return (
+            f"Warning: {total:,} of the {self.answered:,} completions name another model than the batch's {asked!r}: "
+            f"{named}. The submission is written as {asked!r}'s answers, as the batch asked; if another model "
+            "answered, these are not its scores: write the batch again with that --model."
+        )
 
     def counts(self) -> dict[str, int]:
         missing = sum(1 for where, _ in self.failed.values() if where is None)
@@ -306,7 +328,18 @@ def _result(record: dict[str, Any], where: str, config: RunConfig) -> Result:
     except NotACompletion as err:
         return Result(where, failed=f"the response body is not a chat completion: {err}")
     meta = {"finish_reason": finish, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
-    return Result(where, text=unwrap(config.constrain_format, text), meta=meta)
+    named = body.get("model") if isinstance(body, dict) else None  # a completion is a dict (checked above)
+    served = named if isinstance(named, str) else None
+    return Result(where, text=unwrap(config.constrain_format, text), meta=meta, served=served)
+
+
+# OpenAI answers a model by its dated snapshot: `gpt-4o-mini` is served as `gpt-4o-mini-2024-07-18`.
+_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}")
+
+
+def same_model(asked: str, served: str) -> bool:
+    """Whether a completion's `model` names the model the batch asked (itself, or a dated snapshot of it)."""
+    return served == asked or (served.startswith(asked) and bool(_SNAPSHOT.fullmatch(served[len(asked) :])))
 
 
 def _short(where: str | None) -> str | None:
@@ -317,13 +350,36 @@ def _short(where: str | None) -> str | None:
     return f"{Path(path).name}:{number}"
 
 
-def _records(path: Path) -> Any:
+#: The longest result line read: a chat completion's JSON with its answer (OpenAI caps a batch
+#: output file's lines far below this); a longer line is not a result, and is not read whole.
+MAX_LINE_BYTES = 64 << 20
+
+
+def _open_file(path: Path) -> Any:
+    """`path` opened for reading if it is a regular file: a FIFO would block the read forever and
+    /dev/zero would fill the memory, so anything else is refused by name."""
     try:
-        stream = path.open("rb")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as err:
         raise BatchError(f"{path}: cannot be read ({err.strerror}).") from None
-    with stream:
-        for number, raw in enumerate(stream, start=1):
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BatchError(
+            f"{path}: not a regular file (a pipe, device or socket); give the batch's output or error file itself."
+        )
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _records(path: Path) -> Any:
+    with _open_file(path) as stream:
+        number = 0
+        while raw := stream.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise BatchError(
+                    f"{path}:{number}: a line of more than {MAX_LINE_BYTES:,} bytes; not a batch output or error file."
+                )
             if not raw.strip():
                 continue
             where = f"{path}:{number}"  # the messages' place; a line's meta keeps the file's name
@@ -389,4 +445,8 @@ def read(where: Path, results: list[Path]) -> Read:
         meta["batch"] = {"custom_id": cid, "result": _short(result.where)}
         line["meta"] = meta
         lines.append(line)
-    return Read(lines, len(expected), answered, compliant, failed, manifest)
+    others: dict[str, int] = {}
+    for result in found.values():
+        if result.served is not None and not same_model(config.model, result.served):
+            others[result.served] = others.get(result.served, 0) + 1
+    return Read(lines, len(expected), answered, compliant, failed, manifest, others)

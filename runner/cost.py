@@ -16,10 +16,14 @@ adds its extra tokens once for every later turn that keeps the answer in its his
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 from mathbode.core.errors import UsageError
 from mathbode.schema.layout import layout
@@ -60,6 +64,13 @@ class Estimate:
         return len(_PIECES.findall(text))
 
 
+#: What a tokenizer file may take to count a run's prompts before it is stopped (a pattern that
+#: backtracks: each match is bounded by the regex engine's own retry limit, the sum by this).
+MAX_TOKENIZER_SECONDS = 120.0
+# What a library's failure must never be mistaken for: the user's Ctrl-C, an exit.
+_NOT_FAILURES = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
 @dataclass
 class Tokenizer:
     """A real tokenizer's count of a text (special tokens are the template's, counted apart)."""
@@ -67,9 +78,28 @@ class Tokenizer:
     name: str
     encode: Callable[[str], int]
     exact: bool = True
+    spent: float = 0.0
 
     def __call__(self, text: str) -> int:
-        return self.encode(text)
+        started = time.perf_counter()
+        try:
+            return self.encode(text)
+        except _NOT_FAILURES:
+            raise
+        except BaseException as err:  # noqa: BLE001 - a Rust panic (PanicException) is a BaseException
+            raise UsageError(
+                f"--tokenizer {self.name}: failed on a prompt ({type(err).__name__}: {str(err)[:200]}); its "
+                "patterns cannot count this text (a regular expression that backtracks without end?). Use "
+                "another tokenizer file, or none for the estimate."
+            ) from None
+        finally:
+            self.spent += time.perf_counter() - started
+            if self.spent > MAX_TOKENIZER_SECONDS:
+                raise UsageError(
+                    f"--tokenizer {self.name}: took more than {MAX_TOKENIZER_SECONDS:g} s to count the prompts and "
+                    "was stopped (a regular expression that backtracks?). Use another tokenizer file, or none for "
+                    "the estimate."
+                )
 
 
 def load_counter(spec: str | None) -> Counter:
@@ -105,9 +135,36 @@ def load_counter(spec: str | None) -> Counter:
         ) from None
     try:
         tokenizer = HFTokenizer.from_file(str(path))
-    except Exception as err:
+    except _NOT_FAILURES:
+        raise
+    except BaseException as err:  # noqa: BLE001 - a Rust panic (PanicException) is a BaseException
         raise UsageError(f"--tokenizer {spec}: not a tokenizer file ({str(err)[:200]}).") from None
-    return Tokenizer(f"{path.name}", lambda text: len(tokenizer.encode(text, add_special_tokens=False).ids))
+
+    def count(text: str) -> int:
+        with _quiet_stderr():
+            return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+    return Tokenizer(f"{path.name}", count)
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """The process's stderr closed to a library for the length of a call: a Rust panic (a
+    tokenizer file's regular expression that backtracks without end) prints its own backtrace
+    there before Python sees the exception, which `Tokenizer` turns into a message."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no real stderr (captured): nothing to quiet
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 @dataclass

@@ -65,6 +65,10 @@ class RunResult:
     asked: int = 0
     #: Sequential run-in steps answered in this run (never scored; in the run-in journal).
     run_in_answered: int = 0
+    #: Run-in answers read back from the run-in journal on resume (replayed as conversation), and
+    #: the bytes of a torn last line cut off it.
+    run_in_replayed: int = 0
+    run_in_repaired_bytes: int = 0
 
     @property
     def answers_per_second(self) -> float:
@@ -79,6 +83,8 @@ class RunResult:
             "failed": len(self.failed),
             "asked": self.asked,
             "run_in_answered": self.run_in_answered,
+            # The whole run-in journal: what was replayed from it and what this run added.
+            "run_in_in_journal": self.run_in_replayed + self.run_in_answered,
             # The whole output file, this run and the ones it resumed.
             "in_output": self.skipped + self.answered,
             "compliant_in_output": self.skipped_compliant + self.compliant,
@@ -202,7 +208,9 @@ def _run_locked(
     journal = Journal.open(output, fresh=not resume, universe=universe)
     lock.hold_output()  # the file now exists (or was rewritten): lock it under every name it has
     plan = RunInPlan.of(catalogue, config.run_in) if config.run_in else None
-    run_ins = RunInJournal.open(run_in_path(output), fresh=not resume, length=config.run_in) if plan else None
+    run_ins = None
+    if plan is not None:
+        run_ins = RunInJournal.open(run_in_path(output), fresh=not resume, length=config.run_in, plan=plan)
     pending = [row for row in rows if row_key(row) not in journal.answered]
     todo = pending[:limit] if limit is not None else pending
     try:
@@ -218,6 +226,8 @@ def _run_locked(
         skipped_compliant=journal.compliant,
         repaired_bytes=journal.repaired_bytes,
         duplicates_dropped=journal.duplicates_dropped,
+        run_in_replayed=run_ins.answered_count if run_ins is not None else 0,
+        run_in_repaired_bytes=run_ins.repaired_bytes if run_ins is not None else 0,
     )
     started = _now()
     first = _first_start(output) if resume else None

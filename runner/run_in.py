@@ -54,6 +54,19 @@ RUN_IN_SUFFIX = ".run-in.jsonl"
 SWEEP_FIELDS = tuple(layout().key[:-1])
 
 
+#: Every run-in line is one JSON object of exactly these fields, written in this order.
+_RECORD_FIELDS = frozenset({"sweep", "position", "asked", "response", "meta"})
+_RECORD_START = b'{"sweep":'
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 class RunInError(MathBodeError):
     """The run-in journal beside an output cannot be continued."""
 
@@ -126,17 +139,20 @@ class RunInJournal:
 
     path: Path
     responses: dict[tuple[Any, ...], list[str]] = field(default_factory=dict)
+    #: Bytes of a torn last line cut off on resume (that run-in step is asked again).
+    repaired_bytes: int = 0
     _stream: IO[str] | None = None
 
     @classmethod
-    def open(cls, path: Path, fresh: bool, length: int) -> "RunInJournal":
-        """Open for appending; `fresh` starts it empty, otherwise its answers are read. The name is
-        ours, not the user's: a link, a pipe or any file that is not a run-in journal found there
-        is refused, never followed, emptied or read."""
+    def open(cls, path: Path, fresh: bool, length: int, plan: "RunInPlan | None" = None) -> "RunInJournal":
+        """Open for appending; `fresh` starts it empty, otherwise its answers are read (each
+        checked against `plan`: the row it says it asked is the one the run-in asks there). The
+        name is ours, not the user's: a link, a pipe or any file that is not a run-in journal
+        found there is refused, never followed, emptied or read."""
         journal = cls(path)
         exists = _check_ours(path)
         if exists and not fresh:
-            journal._recover(length)
+            journal._recover(length, plan=plan)
         elif exists and path.stat().st_size:
             cls(path)._recover(MAX_RUN_IN + 1, cut=False)  # proves it a run-in journal before emptying it
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
@@ -144,19 +160,32 @@ class RunInJournal:
         journal._stream = os.fdopen(fd, "a", encoding="utf-8", newline="\n")
         return journal
 
-    def _recover(self, length: int, cut: bool = True) -> None:
+    def _recover(self, length: int, cut: bool = True, plan: "RunInPlan | None" = None) -> None:
+        """Read the journal's answers, every line proved ours first (nothing is cut or emptied
+        before): a record of our fields, in run-in order, asking the row the run-in asks there.
+        A last line without its newline is a step torn by a kill (cut off and asked again) only
+        if it begins as our records begin; anything else there is not a journal of ours."""
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
-        if cut and end < len(data):  # a torn last line: that step is asked again
-            with open(self.path, "r+b") as f:
-                f.truncate(end)
-        for number, raw in enumerate(data[:end].splitlines(), start=1):
+        tail = data[end:]
+        lines = data[:end].splitlines()
+        # A kill can tear a line anywhere, even inside its first field's name; what it leaves is
+        # never a whole JSON value (a whole record ends with its newline).
+        if tail and (tail[: len(_RECORD_START)] != _RECORD_START[: len(tail)] or _is_json(tail)):
+            raise RunInError(
+                f"{self.path}, line {len(lines) + 1}: not a run-in line written by mathbode-run (and no newline "
+                "after it), so the file is left as it is. Move it away, or choose another -o."
+            )
+        for number, raw in enumerate(lines, start=1):
             try:
                 record = json.loads(raw)
+                if not isinstance(record, dict) or set(record) != _RECORD_FIELDS:
+                    raise TypeError
                 sweep = sweep_of({**record["sweep"], "time_step": 0})
                 position, response = record["position"], record["response"]
-                if not (isinstance(position, int) and isinstance(response, str)):
+                if not (type(position) is int and isinstance(response, str) and isinstance(record["asked"], dict)):
                     raise TypeError
+                asked = tuple(row_key(record["asked"]))
             except (ValueError, KeyError, TypeError, RecursionError):
                 raise RunInError(
                     f"{self.path}, line {number}: not a run-in line written by mathbode-run, so the file is left as "
@@ -169,7 +198,24 @@ class RunInJournal:
                     f"{len(answered)} of {length} steps answered; the run cannot be resumed. "
                     "Use --overwrite to start again."
                 )
+            if plan is not None:
+                expected = plan.rows(sweep) if sweep in plan.by_sweep else []
+                if position >= len(expected) or tuple(row_key(expected[position])) != asked:
+                    raise RunInError(
+                        f"{self.path}, line {number}: says run-in step {position} asked a row this run's run-in "
+                        "does not ask there (edited, or another run's journal), so its conversation cannot be "
+                        "replayed as asked. Use --overwrite to start again."
+                    )
             answered.append(response)
+        if cut and tail:  # a torn last line, proved ours with the rest: that step is asked again
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+            self.repaired_bytes = len(tail)
+
+    @property
+    def answered_count(self) -> int:
+        """Run-in answers the journal holds (replayed on resume, and appended by this run)."""
+        return sum(len(answers) for answers in self.responses.values())
 
     def append(self, sweep: tuple[Any, ...], row: dict[str, Any], response: str, meta: dict[str, Any]) -> None:
         assert self._stream is not None, "open the run-in journal first"

@@ -293,3 +293,25 @@ def test_screenshots_at_two_widths(browser, sites):
                 assert path.stat().st_size > 10_000
     finally:
         browser.set_window_size(*WIDTHS["wide"])
+
+
+def test_a_group_heading_holding_a_release_hash_does_not_widen_a_phone_page(browser, sites, tmp_path):
+    """At 390 px the leaderboard scrolled sideways when a group's heading held a release's content
+    hash (71 characters without a space) (issue 40)."""
+    report = tmp_path / "r"
+    shutil.copytree(sites[1].parent / "r1", report)
+    document = json.loads((report / "results.json").read_text())
+    document["scores"]["conditions"]["release_content_hash"] = "sha256:" + "0123456789abcdef" * 4
+    (report / "results.json").write_text(json.dumps(document))
+    built = site([report], tmp_path / "s")
+    try:
+        browser.set_window_size(*WIDTHS["phone"])
+        _open(browser, built / "index.html")
+        heading = browser.find_element("css selector", "main section h2").text
+        assert "0123456789abcdef" in heading.replace("\n", "")
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 1, f"the leaderboard at 390 px scrolls sideways by {overflow} px"
+    finally:
+        browser.set_window_size(*WIDTHS["wide"])

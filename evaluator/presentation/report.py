@@ -9,10 +9,21 @@ from typing import Any
 
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.core.errors import UsageError
+from mathbode.core.names import check_inside, file_name
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS
 
 from ..ranking import conditions_label, groups, unranked
-from ..results import HEADLINE, Rendering, Results, dumps, from_document, json_safe, read_document, to_document
+from ..results import (
+    HEADLINE,
+    Rendering,
+    Results,
+    dumps,
+    from_document,
+    json_safe,
+    read_comparisons,
+    read_document,
+    to_document,
+)
 from ..table import Table
 from .background import BackgroundPlotter, draw_here
 from .comparison import describe
@@ -566,7 +577,11 @@ def _headline(r: Results) -> str:
 
 
 def _markdown(
-    results: list[Results], plots: bool, tests: list[dict[str, Any]], figures: FigureOptions = DEFAULT_FIGURES
+    results: list[Results],
+    plots: bool,
+    tests: list[dict[str, Any]],
+    figures: FigureOptions = DEFAULT_FIGURES,
+    folders: list[str] | None = None,
 ) -> str:
     lines = ["# MathBode report", ""]
     if len(results) > 1 and groups(results):
@@ -574,8 +589,10 @@ def _markdown(
     notes = coverage_notes(results)
     if notes:
         lines += [f"- {n}" for n in notes] + [""]
-    for r in results:
+    for i, r in enumerate(results):
         lines += [f"## {r.label}", ""]
+        if folders:
+            lines += [f"Its files: `{folders[i]}/` (results.json, scores.json, the CSV tables).", ""]
         nc, said = r.extra.get("non_compliant"), compliance_note(r)
         if said:
             lines += [f"**{said}**" if nc and nc["compliant"] == 0 else said, ""]
@@ -673,6 +690,18 @@ def write_report(
     return Path(out)
 
 
+def submission_folders(results: list[Results]) -> list[str]:
+    """The folder of each submission in a report of several: its label made a safe file name
+    (`core.names.file_name`: `../x`, `a/b` and `a_b`, `results.json` each get a folder of their
+    own, inside the report). Labels are unique within one scoring, and the mapping is injective."""
+    if len(results) < 2:
+        return []
+    names = [file_name(r.label) for r in results]
+    if len(set(names)) < len(names):  # labels repeated by a hand-edited document: told apart by place
+        names = [file_name(f"{r.label}\x00{i}") for i, r in enumerate(results)]
+    return names
+
+
 def render_report(
     documents: list[dict[str, Any]],
     tests: list[dict[str, Any]],
@@ -692,18 +721,20 @@ def render_report(
     plots = shown is not None
     figures = FigureOptions(shown["format"], shown["dpi"]) if shown else DEFAULT_FIGURES
     tests = json.loads(json.dumps(json_safe(tests), allow_nan=False))
+    folders = submission_folders(results)
+    check_inside(folders, out, "--out")  # every folder a name makes, proved inside before anything is written
     with atomic_folder(out, "report") as tmp:
         drawing = plotter.plot(results, tmp, figures) if plots and plotter is not None else None
         if len(results) == 1:
             _write_one(results[0], texts[0], tmp)
         else:
-            for r, text in zip(results, texts, strict=True):
-                _write_one(r, text, tmp / r.label)
+            for r, text, name in zip(results, texts, folders, strict=True):
+                _write_one(r, text, tmp / name)
             leaderboard(results).to_csv(tmp / LEADERBOARD_FILE)
             if tests:
                 document = json.dumps(tests, indent=2, allow_nan=False) + "\n"
                 (tmp / COMPARISONS_FILE).write_text(document)
-        (tmp / REPORT_FILE).write_text(_markdown(results, plots, tests, figures))
+        (tmp / REPORT_FILE).write_text(_markdown(results, plots, tests, figures, folders))
         if drawing is not None:
             drawing()
         elif plots:
@@ -736,5 +767,5 @@ def saved_documents(folder: str | Path) -> tuple[list[tuple[dict[str, Any], str]
             "one scoring: a report folder is rendered as `mathbode score` wrote it."
         )
     comparisons = folder / COMPARISONS_FILE
-    tests = json.loads(comparisons.read_text(encoding="utf-8")) if comparisons.is_file() else []
+    tests = read_comparisons(comparisons) if comparisons.exists() else []
     return documents, tests

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -26,6 +25,7 @@ from plotly.offline import get_plotlyjs
 
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.core.errors import UsageError
+from mathbode.core.names import check_inside, file_name
 from mathbode.core.version import __version__
 from mathbode.schema.layout import layout
 
@@ -77,12 +77,14 @@ class _Entry:
 
 
 def _slug(text: str, taken: set[str]) -> str:
-    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "submission"
-    slug, n = base, 1
-    while slug.lower() in taken:
+    """A submission's page and download folder name: `core.names.file_name` of its label (safe,
+    bounded, injective), and for a label shown twice (two report folders each scored one of that
+    name) the same made from the label and its place, so neither page is lost."""
+    slug, n = file_name(text), 1
+    while slug in taken:
         n += 1
-        slug = f"{base}-{n}"
-    taken.add(slug.lower())
+        slug = file_name(f"{text}\x00{n}")
+    taken.add(slug)
     return slug
 
 
@@ -129,6 +131,12 @@ def script_json(value: Any) -> str:
     return json.dumps(value, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def plain(text: str) -> str:
+    """`text` as plotly shows it literally: plotly reads a subset of HTML in trace names (`<a href>`,
+    `<b>`, `<br>`) and decodes entities, so `&`, `<` and `>` are written as entities."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _plot(pid: str, caption: str, alt: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any]:
     base = {
         "margin": {"t": 10, "r": 10, "l": 60, "b": 50},
@@ -172,7 +180,7 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
         shown = [v if v is not None and v >= GAIN_FLOOR else None for v in _finite(g)]
         p = [v if s is not None else None for v, s in zip(_finite(rows["phase_err_deg"]), shown, strict=True)]
         hover = "%{fullData.name}<br>%{x:g} cycles: %{y:.4f}<extra></extra>"
-        trace = {"x": x, "name": name, "type": "scatter", "mode": "lines+markers", "hovertemplate": hover}
+        trace = {"x": x, "name": plain(name), "type": "scatter", "mode": "lines+markers", "hovertemplate": hover}
         gain.append({**trace, "y": shown, "error_y": _bars(rows, "gain", "gain_low", "gain_high")})
         phase.append(
             {**trace, "y": p, "error_y": _bars(rows, "phase_err_deg", "phase_err_low_deg", "phase_err_high_deg")}
@@ -215,7 +223,7 @@ def _transient_plots(r: Results, pid: str) -> list[dict[str, Any]]:
             {
                 "x": list(range(-4, len(curve) - 4)),
                 "y": _finite(curve),
-                "name": family,
+                "name": plain(family),
                 "type": "scatter",
                 "mode": "lines+markers",
                 "hovertemplate": "%{fullData.name}<br>step %{x}: %{y:.4f}<extra></extra>",
@@ -244,7 +252,7 @@ def _transient_plots(r: Results, pid: str) -> list[dict[str, Any]]:
                 {
                     "x": [float(rows["frequency_cycles"][i]) for i in order],
                     "y": _finite([rows["gain"][i] for i in order]),
-                    "name": str(family),
+                    "name": plain(str(family)),
                     "type": "scatter",
                     "mode": "markers",
                     "hovertemplate": "%{fullData.name}<br>%{x:.2f} cycles: gain %{y:.4f}<extra></extra>",
@@ -273,7 +281,7 @@ def _family_table(r: Results, root: str) -> dict[str, Any]:
         "header": ["family", *(name for _, name, _ in FAMILY_COLUMNS)],
         "rows": [
             [
-                _cell(fam, href=f"{root}families/{fam}.html"),
+                _cell(fam, href=f"{root}families/{file_name(fam)}.html"),
                 *(_cell(_num(s.get(k), d), s.get(k), numeric=True) for k, _, d in FAMILY_COLUMNS),
             ]
             for fam, s in r.families.items()
@@ -332,7 +340,7 @@ class _Site:
             root=root,
             title=title,
             plots=plots,
-            all_families=self.families,
+            all_families=[(f, file_name(f)) for f in self.families],
             version=__version__,
             plotly_version=plotly.__version__,
             **values,
@@ -568,7 +576,7 @@ class _Site:
             ],
         }
         self.page(
-            f"families/{family}.html",
+            f"families/{file_name(family)}.html",
             "submission.html",
             "../",
             f"Family {family}",
@@ -610,6 +618,10 @@ def build_site(folders: list[Path], out: Path) -> Path:
         for e in entries:
             if labels.count(e.results.label) > 1:
                 e.results.label = f"{e.results.label} ({e.slug})" if e.slug != e.results.label else e.results.label
+    families = dict.fromkeys(f for e in entries for f in e.results.families)
+    planned = [f"{where}/{e.slug}.html" for e in entries for where in ("submissions", "sweeps")]
+    planned += [f"data/{e.slug}/{RESULTS_FILE}" for e in entries] + [f"families/{file_name(f)}.html" for f in families]
+    check_inside(planned, out, "-o")  # every page a name makes, proved inside the site before anything is written
     lay = layout()
     with atomic_folder(out, "site", "-o") as tmp:
         site = _Site(entries, tmp)

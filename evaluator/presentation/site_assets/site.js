@@ -45,8 +45,19 @@ function drawPlots() {
   });
 }
 
+// The sweep an address names: its fragment percent-decoded, or taken as it is when it is not
+// valid percent-encoding (`#%zz`, typed or cut short): a bad address must not stop the page.
+function sweepName(hash) {
+  const raw = hash.slice(1);
+  try {
+    return decodeURIComponent(raw);
+  } catch (error) {
+    return raw;
+  }
+}
+
 function drawSweep(div, traces) {
-  const wanted = decodeURIComponent(location.hash.slice(1));
+  const wanted = sweepName(location.hash);
   const named = traces.find((t) => t.id === wanted);
   const trace = named || traces[0];
   if (!trace) return;
