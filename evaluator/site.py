@@ -408,6 +408,16 @@ def _bracketed(value: float, interval: list[float | None] | None, digits: int) -
     return f"{value:.{digits}f} [{interval[0]:.{digits}f}, {high}]"
 
 
+#: What the Dynamics table's columns mean (report.md's How to read says it at length).
+DYNAMICS_NOTE = (
+    "Dynamics: each family's Bode data fitted by a pure delay and by a first-order low-pass (a = 1: no memory; "
+    "time constant -1 / ln(1 - a) steps); a residual is a fit's relative misfit (0: exact; a model names the "
+    "system below 0.1). A delay is known modulo the period shown (mod P) and is shown between -P/2 and P/2. A lag "
+    'is named only when the delay lies further from 0 than t(99.9 %) standard errors; "cannot tell" when the '
+    "sweeps cannot show a lag at all. The Bode plots can overlay each fit."
+)
+
+
 def _dynamics_table(r: Results) -> dict[str, Any] | None:
     """What system each family's sequential answers show: the verdict, the delay and the time
     constant with their 95 % intervals, and each fit's residual (the report's Dynamics table)."""
@@ -440,7 +450,7 @@ def _dynamics_table(r: Results) -> dict[str, Any] | None:
         )
     return {
         "id": "dynamics",
-        "title": "Dynamics (sequential protocol; see the report's How to read)",
+        "title": "Dynamics (sequential protocol)",
         "header": [
             "family",
             "verdict",
@@ -591,6 +601,7 @@ class _Site:
         said_dynamics = _dynamics_table(r)
         if said_dynamics:
             tables.append(said_dynamics)
+            notes.append(DYNAMICS_NOTE)
             notes += [f"{family}: {flag}." for family, d in r.extra["dynamics"].items() for flag in d.get("flags", [])]
         kinds = nc.get("kinds") or {}
         cond = r.extra.get("conditions") or {}

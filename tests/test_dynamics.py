@@ -7,6 +7,7 @@ from __future__ import annotations
 import cmath
 import json
 import math
+import random
 
 import numpy as np
 import pytest
@@ -116,7 +117,7 @@ def _memoryless(truths, preset, family, noise, seed):
     """A preset's sweeps of one family answered by a memoryless model: the truth x (1 + noise N(0, 1)),
     afresh for every answer (as the sequential protocol asks each step anew), truncated to six
     decimals, each sweep measured by the scorer's own fit."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng([seed, LAY.families.index(family), round(noise * 100)])  # independent draws
     rows = {"family": [], "frequency_cycles": [], "gain": [], "phase_err_deg": []}
     for q, s in LAY.preset_grid(preset):
         x = truths[(family, q, s.amplitude_scale, s.frequency_cycles, s.phase_deg)]
@@ -223,3 +224,47 @@ def test_the_delay_and_low_pass_intervals_cover_what_they_say():
             low, high = family_dynamics(_sweeps(response, 3, 0.05, seed), "fam", None, 64)[key]
             hits += low <= true <= high
         assert 0.88 <= hits / 100 <= 0.99, (key, hits)
+
+
+def test_a_noisy_memoryless_model_run_sequentially_reads_no_lag_in_scores_report_and_site(truth_stub, tmp_path):
+    """The stub's `noisy` model (the truth x (1 + 0.01 N(0, 1)), afresh on every request) asked
+    sequentially on MVP, as the issue did: before, "a delay of 15.91 steps (modulo 16)" and two
+    bold flags. Now no family reads a lag or a flag; report.md's Dynamics table names its residual
+    columns and its How to read explains the verdict; the brackets say this run had a run-in; the
+    site shows the same table and can overlay the fitted curves; `mathbode report` re-renders."""
+    from mathbode.cli.main import mathbode
+
+    random.seed(40)  # the stub draws its noise from `random`; one request at a time, in order
+    env = {"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None}
+    out = tmp_path / "noisy.jsonl"
+    argv = ["--base-url", truth_stub.base_url, "--model", "noisy", "--preset", "MVP", "--protocol", "sequential"]
+    result = CliRunner().invoke(run_cli, [*argv, "--concurrency", "1", "-o", str(out)], env=env)
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "R"
+    result = CliRunner().invoke(score_cli, [str(out), "--out", str(folder), "--no-plots", "--bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    found = json.loads((folder / "scores.json").read_text())["dynamics"]
+    assert set(found) == set(layout().families)
+    for family, d in found.items():
+        assert d["reading"] in ("no dynamics", "cannot tell") and d["flags"] == [], (family, d["verdict"])
+        assert d["delay_period_steps"] == 16 and -8 < d["delay_steps"] <= 8
+    assert "delay of" not in result.output and "--run-in" not in result.output
+    report = (folder / "report.md").read_text()
+    assert (
+        "| family | verdict | delay (steps) [95 %] | delay residual | low-pass a [95 %] | time constant (steps) "
+        "[95 %] | low-pass residual |" in report
+    )
+    for entry in ("**verdict**", '"**mod P**" (modulo)', "**time constant**", "**delay residual**", "t(99.9 %)"):
+        assert entry in report, entry
+    assert "this run had a run-in of 8 steps before step 0" in report
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    (folder / "report.md").unlink()
+    result = CliRunner().invoke(mathbode, ["report", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    result = CliRunner().invoke(mathbode, ["site", str(folder), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "submissions" / "noisy.html").read_text()
+    assert '<h2 id="dynamics">' in page and "delay (steps) [95 %]" in page and "time constant (steps) [95 %]" in page
+    assert 'value="delay"> fitted delay</label>' in page and 'value="low-pass"> fitted low-pass</label>' in page
+    assert "this run had a run-in of 8 steps" in page
