@@ -24,13 +24,14 @@ The verdict (`reading`) asks first whether the data can see a lag at all:
 - **no dynamics detected** when the delay lies within `NAMED`-level noise of 0: closer than
   t(`NAMED`) standard errors (plus the search's `RESOLUTION`). Not 95 %: a memoryless model with
   noisy answers would then read a lag in one family in 20, one run of 4 over the five families;
-  at 99.9 % one family in 1,000 (measured in tests/test_dynamics.py);
+  at 99.9 % one family in 1,000 (measured: docs/running.md, Dynamics; tested in
+  tests/test_dynamics.py);
 - otherwise a lag: named as the better of the two models when its residual is below `FITS`, else
   "a lag that neither fits".
 Intervals (shown at 95 %, like every bracket of the report): estimate +- t x standard error,
 each cell's share of the variance from resampling its sweeps, t on Satterthwaite's degrees of
 freedom (measured coverage 92-97 % for delays and low-passes with 3 and 6 sweeps a cell; with 2,
-as SMOKE and MVP ask, t on 1 to 3 degrees of freedom makes them wide); none with one sweep.
+as SMOKE and MVP ask, t on 1 to 3 degrees of freedom makes them wide: 95-99 %); none with one.
 
 A lag is flagged, only when one is named and from the same number the verdict shows, when it
 reaches what the run could show: a delay at or beyond the history window (a model that sees H

@@ -196,9 +196,13 @@ def _with_gaps(x: list[float], phases: list[float]) -> tuple[list[float | None],
     return xs, ys
 
 
-def _overlay_traces(name: str, d: dict[str, Any], color: str, frequencies: list[float]) -> tuple[list, list]:
+Traces = list[dict[str, Any]]
+
+
+def _overlay_traces(name: str, d: dict[str, Any], color: str, frequencies: list[float]) -> tuple[Traces, Traces]:
     """Gain and phase traces of the family's fitted delay and low-pass, hidden until toggled on."""
-    gain, phase = [], []
+    gain: Traces = []
+    phase: Traces = []
     if "delay_steps" not in d or len(frequencies) < 2:
         return gain, phase
     low, high = min(frequencies), max(frequencies)
