@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
-from mathbode.evaluator.dynamics import RESOLUTION, delay_period, dynamics, family_dynamics, fit_delay
-from mathbode.evaluator.metrics import sweep_metrics
+from mathbode.evaluator.scorer.dynamics import RESOLUTION, delay_period, dynamics, family_dynamics, fit_delay
+from mathbode.evaluator.scorer.metrics import sweep_metrics
 from mathbode.evaluator.table import Table
 from mathbode.schema import layout
 
