@@ -46,7 +46,17 @@ RESULTS_VERSION = 1
 TABLES = ("sweeps", "summary", "chirp", "step")
 #: Keys under which null is a value of its own ("no interval", "no model"), not a NaN.
 _NULL_MEANS_NONE = frozenset(
-    {"model", "coverage", "preset_rows", "wilson_95", "intervals", "delay_interval", "low_pass_a_interval", "input"}
+    {
+        "model",
+        "coverage",
+        "preset_rows",
+        "wilson_95",
+        "intervals",
+        "delay_interval",
+        "low_pass_a_interval",
+        "time_constant_interval",
+        "input",
+    }
 )
 
 

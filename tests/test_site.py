@@ -10,6 +10,7 @@ kept in tests/artifacts/site/ (ignored by git).
 from __future__ import annotations
 
 import base64
+import cmath
 import json
 import math
 import os
@@ -315,3 +316,42 @@ def test_a_group_heading_holding_a_release_hash_does_not_widen_a_phone_page(brow
         assert overflow <= 1, f"the leaderboard at 390 px scrolls sideways by {overflow} px"
     finally:
         browser.set_window_size(*WIDTHS["wide"])
+
+
+def test_the_bode_plots_overlay_the_fitted_delay_or_low_pass_with_a_toggle(browser, sites):
+    """A sequential submission's page shows its Dynamics table and a toggle: "fitted delay" shows
+    each family's delay curve (gain 1, phase -360 f d / 64 wrapped), "fitted low-pass" its
+    low-pass, "measured only" neither; the measured curves stay. A stateless page has no toggle."""
+    site_dir = sites[10]
+    found = _document(site_dir, "sequential")["scores"]["dynamics"]
+    _open(browser, site_dir / "submissions" / "sequential.html")
+    table = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#dynamics-table tbody tr'), r => r.children[1].textContent)"
+    )
+    assert table == [d["verdict"] for d in found.values()]
+    shown = (
+        "return document.getElementById('bode-phase').data.filter(t => t.visible !== false)"
+        ".map(t => [t.name, t.meta || '', t.x, t.y])"
+    )
+    assert {meta for _, meta, _, _ in browser.execute_script(shown)} == {""}  # measured only
+    for choice in ("delay", "low-pass", ""):
+        browser.find_element("css selector", f'fieldset.overlay input[value="{choice}"]').click()
+        traces = browser.execute_script(shown)
+        assert len([t for t in traces if t[1] == ""]) == len(found)
+        fitted = [t for t in traces if t[1]]
+        assert {t[1] for t in fitted} == ({choice} if choice else set())
+        assert len(fitted) == (len(found) if choice else 0)
+        if not choice:
+            continue
+        for (name, _, x, y), (family, d) in zip(fitted, found.items(), strict=True):
+            assert name.startswith(f"{family}: fitted {choice}")
+            f, phase = x[0], y[0]
+            if choice == "delay":
+                expected = (-360 * f * d["delay_steps"] / 64 + 180) % 360 - 180
+            else:
+                a = d["low_pass_a"]
+                expected = math.degrees(cmath.phase(a / (1 - (1 - a) * cmath.exp(-2j * math.pi * f / 64))))
+            assert phase == pytest.approx(expected, abs=1e-4), (family, choice)
+    assert _problems(browser) == []
+    _open(browser, site_dir / "submissions" / "noisy-0.html")
+    assert browser.execute_script("return document.querySelectorAll('fieldset.overlay, #dynamics-table').length") == 0

@@ -126,7 +126,7 @@ def interval_notes(r: Results) -> list[str]:
     return [f"no 95 % interval for {', '.join(names)}: {why}" for why, names in by_reason.items()]
 
 
-#: What the brackets are and what they leave out (report.md, console).
+#: What the brackets are and what they leave out (the console's note, for any number of runs).
 BRACKETS = (
     "95 % intervals from the spread of the sweeps within each (family, frequency) cell (t intervals, "
     "coverage measured by simulation in benchmarks/bench_coverage.py). They include only the sampling error "
@@ -134,6 +134,30 @@ BRACKETS = (
     "steps answer the cold start, not the steady state) and the truncation of answers to six decimals bias "
     "every sweep alike and are not in them"
 )
+
+
+def brackets(r: Results) -> str:
+    """BRACKETS for one run: whether its sweeps started cold is a fact of the run, so it is said."""
+    cond = r.extra.get("conditions") or {}
+    run_in = cond.get("run_in", "0")
+    if cond.get("protocol", "stateless") != "sequential":
+        start = "this run is stateless: each answer is asked alone, so no answer carries a start-up transient"
+    elif run_in.isdigit() and int(run_in) > 0:
+        start = (
+            f"this run had a run-in of {run_in} steps before step 0, so a memory shorter than that has settled "
+            "before the scored steps (a longer one is flagged under Dynamics)"
+        )
+    else:
+        start = (
+            "this run had no run-in: every sweep's first steps answer the cold start, not the steady state, and "
+            "bias every sweep alike"
+        )
+    return (
+        "95 % intervals from the spread of the sweeps within each (family, frequency) cell (t intervals, "
+        "coverage measured by simulation in benchmarks/bench_coverage.py). They include only the sampling error "
+        f"of the sweeps, not systematic error such as a sequential run's start-up transient ({start}) or the "
+        "truncation of answers to six decimals"
+    )
 
 
 def _signed(x: Any, digits: int) -> str:
@@ -196,10 +220,21 @@ def dynamics_lines(r: Results) -> list[str]:
     if not found:
         return []
 
-    def bracket(iv: list[float] | None, digits: int) -> str:
-        return f" [{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]" if iv else ""
+    def bracket(iv: list[float | None] | None, digits: int) -> str:
+        if not iv:
+            return ""
+        high = "no bound" if iv[1] is None else f"{iv[1]:.{digits}f}"
+        return f" [{iv[0]:.{digits}f}, {high}]"
 
-    header = ["family", "verdict", "delay (steps)", "delay fit", "low-pass a", "time constant (steps)", "low-pass fit"]
+    header = [
+        "family",
+        "verdict",
+        "delay (steps) [95 %]",
+        "delay residual",
+        "low-pass a [95 %]",
+        "time constant (steps) [95 %]",
+        "low-pass residual",
+    ]
     rows, flags, notes = [], [], set()
     for family, d in found.items():
         if "delay_steps" not in d:
@@ -212,7 +247,7 @@ def dynamics_lines(r: Results) -> list[str]:
                 f"{d['delay_steps']:.2f}{bracket(d['delay_interval'], 2)} (mod {d['delay_period_steps']:g})",
                 f"{d['delay_residual']:.3f}",
                 f"{d['low_pass_a']:.3f}{bracket(d['low_pass_a_interval'], 3)}",
-                f"{d['time_constant_steps']:.2f}",
+                f"{d['time_constant_steps']:.2f}{bracket(d.get('time_constant_interval'), 2)}",
                 f"{d['low_pass_residual']:.3f}",
             ]
         )
@@ -221,8 +256,9 @@ def dynamics_lines(r: Results) -> list[str]:
             notes.add(d["interval_note"])
     lines = [
         "Dynamics (sequential protocol): each family's mean complex response across frequencies, fitted by a "
-        "pure delay and by a first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1}); a fit is its relative "
-        "residual (0: exact). A delay is known modulo the period its frequencies repeat in.",
+        "pure delay and by a first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1}); each fit's residual is its "
+        "relative misfit (0: exact). A lag is named only when the delay lies beyond noise of 0 at 99.9 % (see How "
+        "to read: dynamics).",
         "",
         *_table(header, rows),
     ]
@@ -493,6 +529,25 @@ the numbers below. Frequencies are in cycles per 64 steps.
   for a unit-gain pure delay; another linear system reads values of its own (a first-order
   low-pass, a = 0.2: +1.3 steps and +0.07), so large values mean nonlinearity only beside a
   dynamics fit that explains the rest.
+- **Dynamics** (sequential files): each family's mean complex response H(f) = gain x
+  exp(j phase error) is fitted by a pure delay of d steps, exp(-j 2 pi f d / 64), and by a
+  first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1}). **delay (steps)**: the fitted d with
+  its 95 % interval. "**mod P**" (modulo): the frequencies measured repeat every P = 64 / (their
+  greatest common divisor) steps, so d and d + P read the same phases (SMOKE and MVP: P = 16;
+  FULL: 64); d is shown on the side of the wrap nearest 0, between -P/2 and P/2, and a negative d
+  (a lead) is named with its equivalent delay d + P. **low-pass a**: the fitted coefficient (1 =
+  no memory). **time constant**: tau = -1 / ln(1 - a) steps, the steps in which the low-pass
+  forgets all but 1/e of an answer (0 for a = 1; its interval is a's mapped through the same
+  formula, "no bound" when a's reaches 0). **delay residual**, **low-pass residual**: each fit's
+  relative misfit sqrt(sum |H - M|^2 / sum |H|^2), 0 when the model is exact; a model names the
+  system only below 0.1. **verdict**: "cannot tell" when the data cannot show a lag (one sweep at
+  a frequency has no spread, or the answers are too noisy for a delay within P/2 to be told from
+  0: the verdict says which); "no dynamics detected" when d lies within t(99.9 %) standard errors
+  of 0 (a memoryless model's phases scatter around 0; at 95 % one family in 20 of such a model
+  would read a lag, at 99.9 % one in 1,000); else a delay or a first-order low-pass, the one with
+  the smaller residual, or "a lag that neither fits" when both residuals reach 0.1. Flags (in
+  bold) read the same d: a delay at the history window, a memory (|d|, or 3 tau for a low-pass)
+  longer than the run-in.
 - **n/a**: not measurable, with the reason beside it: too few compliant answers (a sweep needs
   16 of 64), answers that do not move (no phase), a mid-band frequency not answered, or a family
   missing (the overall needs all five).
@@ -572,7 +627,7 @@ def _headline(r: Results) -> str:
         f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
         f"({whose}; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
         f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}."
-        + (f" Brackets: {BRACKETS}." if "intervals" in r.extra else "")
+        + (f" Brackets: {brackets(r)}." if "intervals" in r.extra else "")
     )
 
 

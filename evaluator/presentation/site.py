@@ -11,6 +11,7 @@ document and CSV is downloadable.
 
 from __future__ import annotations
 
+import cmath
 import json
 import math
 from dataclasses import dataclass
@@ -44,8 +45,8 @@ from .files import (
     write_tables,
 )
 from .report import (
-    BRACKETS,
     answers_text,
+    brackets,
     compliance_note,
     conditions_notes,
     coverage_notes,
@@ -137,7 +138,14 @@ def plain(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _plot(pid: str, caption: str, alt: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any]:
+def _plot(
+    pid: str,
+    caption: str,
+    alt: str,
+    data: list[dict[str, Any]],
+    layout: dict[str, Any],
+    toggle: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     base = {
         "margin": {"t": 10, "r": 10, "l": 60, "b": 50},
         # Above the plot, where it cannot cover the axis title, however many entries wrap on a phone.
@@ -146,7 +154,7 @@ def _plot(pid: str, caption: str, alt: str, data: list[dict[str, Any]], layout: 
     }
     spec = {"data": data, "layout": {**base, **layout}}
     text = script_json(spec)
-    return {"id": pid, "caption": caption, "alt": alt, "json": text}
+    return {"id": pid, "caption": caption, "alt": alt, "json": text, "toggle": toggle}
 
 
 def _finite(values: Any) -> list[float | None]:
@@ -168,11 +176,75 @@ def _ideal(y: float) -> dict[str, Any]:
     return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y, "line": line}
 
 
+#: plotly.js's default colours, set on each curve so a fitted overlay wears its measured curve's.
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+#: The overlays a Bode plot can show (the toggle's values) and their names.
+OVERLAYS = {"delay": "fitted delay", "low-pass": "fitted low-pass"}
+_OVERLAY_POINTS = 60
+
+
+def _fitted(d: dict[str, Any], kind: str, low: float, high: float) -> tuple[list[float], list[complex]]:
+    """The fitted model's response on a log grid over the measured frequencies."""
+    x = [low * (high / low) ** (i / (_OVERLAY_POINTS - 1)) for i in range(_OVERLAY_POINTS)]
+    if kind == "delay":
+        return x, [cmath.exp(-2j * math.pi * f * d["delay_steps"] / layout().time_steps) for f in x]
+    a = d["low_pass_a"]
+    return x, [a / (1 - (1 - a) * cmath.exp(-2j * math.pi * f / layout().time_steps)) for f in x]
+
+
+def _with_gaps(x: list[float], phases: list[float]) -> tuple[list[float | None], list[float | None]]:
+    """Phases in [-180, 180), broken (a null point) where the curve wraps, so no line crosses the plot."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for i, (f, p) in enumerate(zip(x, phases, strict=True)):
+        if i and abs(p - phases[i - 1]) > 180:
+            xs.append(None)
+            ys.append(None)
+        xs.append(f)
+        ys.append(round(p, 4))
+    return xs, ys
+
+
+Traces = list[dict[str, Any]]
+
+
+def _overlay_traces(name: str, d: dict[str, Any], color: str, frequencies: list[float]) -> tuple[Traces, Traces]:
+    """Gain and phase traces of the family's fitted delay and low-pass, hidden until toggled on."""
+    gain: Traces = []
+    phase: Traces = []
+    if "delay_steps" not in d or len(frequencies) < 2:
+        return gain, phase
+    low, high = min(frequencies), max(frequencies)
+    for kind, label in OVERLAYS.items():
+        x, h = _fitted(d, kind, low, high)
+        degrees = [(math.degrees(cmath.phase(v)) + 180) % 360 - 180 for v in h]
+        phase_x, phase_y = _with_gaps(x, degrees)
+        said = (
+            f"{d['delay_steps']:.2f} steps"
+            if kind == "delay"
+            else f"a = {d['low_pass_a']:.3f}, time constant {d['time_constant_steps']:.2f} steps"
+        )
+        trace = {
+            "name": plain(f"{name}: {label} ({said})"),
+            "type": "scatter",
+            "mode": "lines",
+            "line": {"color": color, "dash": "dash" if kind == "delay" else "dot", "width": 1.5},
+            "visible": False,
+            "meta": kind,
+            "hovertemplate": "%{fullData.name}<br>%{x:.2f} cycles: %{y:.4f}<extra></extra>",
+        }
+        gain.append({**trace, "x": x, "y": [round(abs(v), 6) for v in h]})
+        phase.append({**trace, "x": phase_x, "y": phase_y})
+    return gain, phase
+
+
 def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[str, Any]]:
     """Gain (log axis) and phase error against frequency, a curve per (name, results, family),
-    with the 95 % intervals as error bars when computed; hovering a point shows its values."""
+    with the 95 % intervals as error bars when computed; hovering a point shows its values. A
+    sequential curve's fitted delay and low-pass can be overlaid (hidden until toggled on)."""
     gain, phase, frequencies = [], [], set()
-    for name, r, family in curves:
+    fitted_gain, fitted_phase = [], []
+    for i, (name, r, family) in enumerate(curves):
         rows = r.summary[r.summary["family"] == family]
         x = rows["frequency_cycles"].astype(float).tolist()
         frequencies.update(x)
@@ -180,11 +252,24 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
         shown = [v if v is not None and v >= GAIN_FLOOR else None for v in _finite(g)]
         p = [v if s is not None else None for v, s in zip(_finite(rows["phase_err_deg"]), shown, strict=True)]
         hover = "%{fullData.name}<br>%{x:g} cycles: %{y:.4f}<extra></extra>"
-        trace = {"x": x, "name": plain(name), "type": "scatter", "mode": "lines+markers", "hovertemplate": hover}
+        color = PALETTE[i % len(PALETTE)]
+        trace = {
+            "x": x,
+            "name": plain(name),
+            "type": "scatter",
+            "mode": "lines+markers",
+            "hovertemplate": hover,
+            "line": {"color": color},
+            "marker": {"color": color},
+        }
         gain.append({**trace, "y": shown, "error_y": _bars(rows, "gain", "gain_low", "gain_high")})
         phase.append(
             {**trace, "y": p, "error_y": _bars(rows, "phase_err_deg", "phase_err_low_deg", "phase_err_high_deg")}
         )
+        found = ((r.extra.get("dynamics") or {}).get(family)) or {}
+        more_gain, more_phase = _overlay_traces(name, found, color, x)
+        fitted_gain += more_gain
+        fitted_phase += more_phase
     ticks = sorted(frequencies)
     xaxis = {
         "type": "log",
@@ -193,24 +278,37 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
         "title": {"text": "cycles per 64 steps"},
     }
     names = ", ".join(dict.fromkeys(name for name, _, _ in curves))
+    toggle = (
+        {
+            "targets": f"{pid}-gain {pid}-phase",
+            "name": f"{pid}-overlay",
+            "options": [{"value": "", "text": "measured only"}]
+            + [{"value": kind, "text": text} for kind, text in OVERLAYS.items()],
+        }
+        if fitted_gain
+        else None
+    )
     return [
         _plot(
             f"{pid}-gain",
             "Gain against frequency (log axis; 1 = tracks the drive fully), with 95 % intervals over sweeps when "
-            "computed. The numbers are in the tables below.",
+            "computed. The numbers are in the tables below."
+            + (" Dashed: the fitted delay; dotted: the fitted low-pass (shown with the toggle)." if toggle else ""),
             f"Bode gain plot of {names}: gain against frequency on log axes",
-            [{k: v for k, v in t.items() if v is not None} for t in gain],
+            [{k: v for k, v in t.items() if v is not None} for t in gain] + fitted_gain,
             {
                 "xaxis": xaxis,
                 "yaxis": {"type": "log", "title": {"text": "gain (model / truth swing)"}},
                 "shapes": [_ideal(1.0)],
             },
+            toggle,
         ),
         _plot(
             f"{pid}-phase",
-            "Phase error against frequency (degrees; below 0 = lag), with 95 % intervals over sweeps when computed.",
+            "Phase error against frequency (degrees; below 0 = lag), with 95 % intervals over sweeps when computed."
+            + (" Dashed: the fitted delay; dotted: the fitted low-pass." if toggle else ""),
             f"Bode phase plot of {names}: phase error in degrees against frequency",
-            [{k: v for k, v in t.items() if v is not None} for t in phase],
+            [{k: v for k, v in t.items() if v is not None} for t in phase] + fitted_phase,
             {"xaxis": xaxis, "yaxis": {"title": {"text": "phase error (deg)"}}, "shapes": [_ideal(0.0)]},
         ),
     ]
@@ -312,6 +410,69 @@ def _frequency_table(r: Results) -> dict[str, Any]:
         "id": "frequencies",
         "title": "Per frequency (the Bode plot's points)",
         "header": ["family", *(name for _, name, _ in present)],
+        "rows": rows,
+    }
+
+
+def _bracketed(value: float, interval: list[float | None] | None, digits: int) -> str:
+    if not interval:
+        return f"{value:.{digits}f}"
+    high = "no bound" if interval[1] is None else f"{interval[1]:.{digits}f}"
+    return f"{value:.{digits}f} [{interval[0]:.{digits}f}, {high}]"
+
+
+#: What the Dynamics table's columns mean (report.md's How to read says it at length).
+DYNAMICS_NOTE = (
+    "Dynamics: each family's Bode data fitted by a pure delay and by a first-order low-pass (a = 1: no memory; "
+    "time constant -1 / ln(1 - a) steps); a residual is a fit's relative misfit (0: exact; a model names the "
+    "system below 0.1). A delay is known modulo the period shown (mod P) and is shown between -P/2 and P/2. A lag "
+    'is named only when the delay lies further from 0 than t(99.9 %) standard errors; "cannot tell" when the '
+    "sweeps cannot show a lag at all. The Bode plots can overlay each fit."
+)
+
+
+def _dynamics_table(r: Results) -> dict[str, Any] | None:
+    """What system each family's sequential answers show: the verdict, the delay and the time
+    constant with their 95 % intervals, and each fit's residual (the report's Dynamics table)."""
+    found = r.extra.get("dynamics")
+    if not found:
+        return None
+    rows = []
+    for family, d in found.items():
+        if "delay_steps" not in d:
+            rows.append([_cell(family), _cell(d["verdict"]), *[_cell("n/a") for _ in range(5)]])
+            continue
+        rows.append(
+            [
+                _cell(family),
+                _cell(d["verdict"]),
+                _cell(
+                    f"{_bracketed(d['delay_steps'], d['delay_interval'], 2)} (mod {d['delay_period_steps']:g})",
+                    d["delay_steps"],
+                    numeric=True,
+                ),
+                _cell(
+                    _bracketed(d["time_constant_steps"], d.get("time_constant_interval"), 2),
+                    d["time_constant_steps"],
+                    numeric=True,
+                ),
+                _cell(_bracketed(d["low_pass_a"], d["low_pass_a_interval"], 3), d["low_pass_a"], numeric=True),
+                _cell(f"{d['delay_residual']:.3f}", d["delay_residual"], numeric=True),
+                _cell(f"{d['low_pass_residual']:.3f}", d["low_pass_residual"], numeric=True),
+            ]
+        )
+    return {
+        "id": "dynamics",
+        "title": "Dynamics (sequential protocol)",
+        "header": [
+            "family",
+            "verdict",
+            "delay (steps) [95 %]",
+            "time constant (steps) [95 %]",
+            "low-pass a [95 %]",
+            "delay residual",
+            "low-pass residual",
+        ],
         "rows": rows,
     }
 
@@ -446,10 +607,15 @@ class _Site:
                 f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}."
             )
             if "intervals" in r.extra:
-                notes.append(f"Brackets: {BRACKETS}.")
+                notes.append(f"Brackets: {brackets(r)}.")
         figures = bode_plots([(f, r, f) for f in r.families], "bode") if len(r.summary) else []
         figures += _transient_plots(r, "transient")
         tables = [_family_table(r, "../"), _frequency_table(r)] if r.families else []
+        said_dynamics = _dynamics_table(r)
+        if said_dynamics:
+            tables.append(said_dynamics)
+            notes.append(DYNAMICS_NOTE)
+            notes += [f"{family}: {flag}." for family, d in r.extra["dynamics"].items() for flag in d.get("flags", [])]
         kinds = nc.get("kinds") or {}
         cond = r.extra.get("conditions") or {}
         sections: list[dict[str, Any]] = [

@@ -14,22 +14,35 @@ by least squares on the complex plane, so gain and phase count together:
   0 < a <= 1, with its time constant tau = -1 / ln(1 - a) steps.
 
 Each fit's quality is its relative residual sqrt(sum |H - M|^2 / sum |H|^2) (0: the model is
-exact). The verdict is "no dynamics detected" when the delay is within `STILL` steps of 0 (or its
-interval holds 0) and the phases alone fit it (a memoryless gain error does not lag); otherwise
-it names the better model when its residual is below `FITS`, else neither.
-Intervals: estimate +- t x standard error, each cell's share of the variance from resampling
-its sweeps, t on Satterthwaite's degrees of freedom (measured coverage 92-97 % for delays and
-low-passes with 3 and 6 sweeps a cell); none with fewer than `MIN_SWEEPS` sweeps in a cell.
+exact). A delay is reported on the side of its wrap nearest 0, in (-period / 2, period / 2]: a
+memoryless model's -0.09 steps is not 15.91 steps modulo 16, and a negative delay (a lead) is
+said with its equivalent delay one period later.
 
-A lag is flagged when it reaches what the run could show: a delay at or beyond the history
-window (a model that sees H exchanges cannot lag more than H: a 4-step delay asked with
---history 1 reads exactly as a 1-step delay), or a memory longer than the run-in (the first
-steps still hold start-up transient).
+The verdict (`reading`) asks first whether the data can see a lag at all:
+- **cannot tell** with one sweep at a frequency (no spread: a lag cannot be told from noise), or
+  when the answers are so noisy that no delay within the half-period could be told from 0;
+- **no dynamics detected** when the delay lies within `NAMED`-level noise of 0: closer than
+  t(`NAMED`) standard errors (plus the search's `RESOLUTION`). Not 95 %: a memoryless model with
+  noisy answers would then read a lag in one family in 20, one run of 4 over the five families;
+  at 99.9 % one family in 1,000 (measured: docs/running.md, Dynamics; tested in
+  tests/test_dynamics.py);
+- otherwise a lag: named as the better of the two models when its residual is below `FITS`, else
+  "a lag that neither fits".
+Intervals (shown at 95 %, like every bracket of the report): estimate +- t x standard error,
+each cell's share of the variance from resampling its sweeps, t on Satterthwaite's degrees of
+freedom (measured coverage 92-97 % for delays and low-passes with 3 and 6 sweeps a cell; with 2,
+as SMOKE and MVP ask, t on 1 to 3 degrees of freedom makes them wide: 95-99 %); none with one.
+
+A lag is flagged, only when one is named and from the same number the verdict shows, when it
+reaches what the run could show: a delay at or beyond the history window (a model that sees H
+exchanges cannot lag more than H: a 4-step delay asked with --history 1 reads exactly as a 1-step
+delay), or a memory longer than the run-in (the first steps still hold start-up transient).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,10 +53,14 @@ from .uncertainty import t_quantile
 T_STEPS = 64
 #: A model's relative residual below which its fit names the system.
 FITS = 0.1
-#: An equivalent delay within this many steps of 0 (and an interval holding 0): no dynamics.
-STILL = 0.05
-#: The fewest sweeps per cell for an interval.
-MIN_SWEEPS = 3
+#: The confidence at which a lag is named (two-sided): see the module.
+NAMED = 0.999
+#: The level of the intervals shown.
+LEVEL = 0.95
+#: The delay search's own precision (steps): exact delays are recovered within 1e-5.
+RESOLUTION = 1e-4
+#: The fewest sweeps per cell for an interval (one sweep has no spread).
+MIN_SWEEPS = 2
 RESAMPLES = 400
 SEED = 20261201
 #: The grid the delay search starts from (steps; the fastest sinusoid, 16 cycles, repeats every 4
@@ -65,28 +82,45 @@ def delay_period(frequencies: np.ndarray) -> float:
     return T_STEPS / max(g, 1)
 
 
-def _vertex(grid: np.ndarray, values: np.ndarray, best: np.ndarray) -> np.ndarray:
-    """The extremum of the parabola through each row's best grid point and its neighbours (the
-    objectives are smooth: a step of 0.05 steps or 0.001 in a leaves errors far below 1e-4)."""
-    i = np.clip(best, 1, len(grid) - 2)
-    rows = np.arange(len(values))
-    left, mid, right = values[rows, i - 1], values[rows, i], values[rows, i + 1]
+def _parabola(left: np.ndarray, mid: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Where the parabola through three equally spaced values peaks, in grid steps from the middle
+    one (the objectives are smooth: a grid of 0.05 steps or 0.001 in a leaves errors below 1e-4)."""
     curve = left - 2 * mid + right
     with np.errstate(divide="ignore", invalid="ignore"):
         shift = np.where(curve != 0, 0.5 * (left - right) / curve, 0.0)
-    return grid[i] + np.clip(shift, -1, 1) * (grid[1] - grid[0])
+    return np.clip(shift, -1, 1)
+
+
+def _vertex(grid: np.ndarray, values: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """The extremum of the parabola through each row's best grid point and its neighbours."""
+    i = np.clip(best, 1, len(grid) - 2)
+    rows = np.arange(len(values))
+    shift = _parabola(values[rows, i - 1], values[rows, i], values[rows, i + 1])
+    return grid[i] + shift * (grid[1] - grid[0])
+
+
+def wrap_delay(d: Any, period: float) -> Any:
+    """d on the side of the wrap nearest 0, in (-period / 2, period / 2]: 15.91 steps modulo 16
+    is -0.09 (a delay and its shift by a whole period read the same phases)."""
+    return period / 2 - np.mod(period / 2 - d, period)
 
 
 def fit_delay(frequencies: np.ndarray, responses: np.ndarray) -> np.ndarray:
-    """The delay d in [0, period) maximising sum |H_f| cos(angle H_f + w_f d), for each row of
-    `responses` (shape (replicates, frequencies), complex)."""
+    """The delay d in (-period / 2, period / 2] maximising sum |H_f| cos(angle H_f + w_f d), for
+    each row of `responses` (shape (replicates, frequencies), complex)."""
     period = delay_period(frequencies)
     w = _omega(frequencies)
-    # One step of grid beyond each end, so the best point always has two neighbours.
-    grid = np.arange(-_DELAY_STEP, period + 2 * _DELAY_STEP, _DELAY_STEP)
+    # One period of grid, read cyclically: the objective is periodic in d, so the best point's
+    # neighbours are always there (a maximum near +-period / 2 included).
+    n = max(3, math.ceil(period / _DELAY_STEP))
+    step = period / n
+    grid = -period / 2 + step * np.arange(1, n + 1)
     # (replicates, grid): the real part of H conj(exp(-j w d)) summed over frequencies, as one product.
     score = np.real(responses @ np.exp(1j * np.outer(w, grid)))
-    return np.mod(_vertex(grid, score, np.argmax(score, axis=1)), period)
+    best = np.argmax(score, axis=1)
+    rows = np.arange(len(score))
+    shift = _parabola(score[rows, (best - 1) % n], score[rows, best], score[rows, (best + 1) % n])
+    return wrap_delay(grid[best] + shift * step, period)
 
 
 def low_pass(a: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
@@ -132,59 +166,72 @@ def _cell_variances(
         responses[:, c] = cell[rng.integers(0, cell.size, (RESAMPLES, cell.size))].mean(axis=1)
         samples = fit(frequencies, responses)
         if period is not None:  # the short way round: replicates near a wrap stay beside the estimate
-            samples = estimate + (samples - estimate + period / 2) % period - period / 2
+            samples = estimate + wrap_delay(samples - estimate, period)
         shares.append(float(np.var(samples)) * cell.size / (cell.size - 1))
     return shares
 
 
-def _interval(shares: list[float], sizes: list[int], estimate: float) -> list[float]:
-    """estimate +- t x the standard error, t on Satterthwaite's degrees of freedom from the cells'
-    shares (a percentile bootstrap covered 77 % for a delay with 3 sweeps a cell, 92 % with 6)."""
+@dataclass(frozen=True)
+class _Spread:
+    """A fitted number's standard error and its Satterthwaite degrees of freedom."""
+
+    error: float
+    df: float
+
+    def half_width(self, level: float) -> float:
+        return 0.0 if self.error <= 0 else t_quantile(0.5 + level / 2, self.df) * self.error
+
+    def interval(self, estimate: float) -> list[float]:
+        half = self.half_width(LEVEL)
+        return [estimate - half, estimate + half]
+
+
+def _spread(shares: list[float], sizes: list[int]) -> _Spread:
+    """The standard error from the cells' shares, t on Satterthwaite's degrees of freedom (a
+    percentile bootstrap covered 77 % for a delay with 3 sweeps a cell, 92 % with 6)."""
     total = sum(shares)
     if total <= 0:
-        return [estimate, estimate]
+        return _Spread(0.0, math.inf)
     df = total**2 / sum(v * v / (n - 1) for v, n in zip(shares, sizes, strict=True) if v > 0)
-    half = t_quantile(0.975, df) * math.sqrt(total)
-    return [estimate - half, estimate + half]
+    return _Spread(math.sqrt(total), df)
 
 
 def family_dynamics(sweeps: Table, family: str, history: int | None, run_in: int | None) -> dict[str, Any]:
     """The equivalent delay, the first-order fit and the verdict of one family (see the module)."""
     frequencies, cells = _cells(sweeps, family)
     if len(frequencies) < 2:
-        return {"verdict": "not measured: needs answers at two frequencies or more"}
+        return {"reading": "not measured", "verdict": "not measured: needs answers at two frequencies or more"}
     point = np.array([[cell.mean() for cell in cells]])
     d = float(fit_delay(frequencies, point)[0])
     a = float(fit_low_pass(frequencies, point)[0])
     period = delay_period(frequencies)
-    delay_residual = residual(point[0], np.exp(-1j * _omega(frequencies) * d))
-    # The phases alone (every response at unit gain): a memoryless gain error does not lag.
-    phase_residual = residual(point[0] / np.abs(point[0]), np.exp(-1j * _omega(frequencies) * d))
-    low_pass_residual = residual(point[0], low_pass(np.array([a]), frequencies))
     fewest = min(cell.size for cell in cells)
     out: dict[str, Any] = {
         "frequencies": frequencies.tolist(),
         "delay_steps": d,
         "delay_period_steps": period,
         "delay_interval": None,
-        "delay_residual": delay_residual,
-        "delay_phase_residual": phase_residual,
+        "delay_residual": residual(point[0], np.exp(-1j * _omega(frequencies) * d)),
         "low_pass_a": a,
         "low_pass_a_interval": None,
         "time_constant_steps": _tau(a),
-        "low_pass_residual": low_pass_residual,
+        "time_constant_interval": None,
+        "low_pass_residual": residual(point[0], low_pass(np.array([a]), frequencies)),
         "sweeps_per_cell": fewest,
     }
+    delay_spread = None
     if fewest >= MIN_SWEEPS:
         sizes = [cell.size for cell in cells]
-        shares = _cell_variances(fit_delay, frequencies, cells, point, d, period)
-        out["delay_interval"] = _interval(shares, sizes, d)
-        out["low_pass_a_interval"] = _interval(
-            _cell_variances(fit_low_pass, frequencies, cells, point, a, None), sizes, a
-        )
+        delay_spread = _spread(_cell_variances(fit_delay, frequencies, cells, point, d, period), sizes)
+        a_spread = _spread(_cell_variances(fit_low_pass, frequencies, cells, point, a, None), sizes)
+        out["delay_interval"] = delay_spread.interval(d)
+        low, high = a_spread.interval(a)
+        out["low_pass_a_interval"] = [low, high]
+        # tau falls as a rises; an a at or below 0 is a memory without end (null: no upper bound).
+        out["time_constant_interval"] = [_tau(min(high, 1.0)), _tau(low) if low > 0 else None]
     else:
-        out["interval_note"] = f"no intervals: {fewest} sweeps in a cell, {MIN_SWEEPS} needed to show a spread"
-    out["verdict"] = _verdict(out)
+        out["interval_note"] = f"no intervals: {fewest} sweep in a cell, {MIN_SWEEPS} needed to show a spread"
+    out["reading"], out["verdict"] = _verdict(out, delay_spread)
     out["flags"] = _flags(out, history, run_in)
     return out
 
@@ -193,41 +240,52 @@ def _tau(a: float) -> float:
     return 0.0 if a >= 1 else -1 / math.log(1 - a)
 
 
-def _holds_zero(out: dict[str, Any]) -> bool:
-    d, period, iv = out["delay_steps"], out["delay_period_steps"], out["delay_interval"]
-    near = min(d, period - d)
-    if iv is None:
-        return near <= STILL
-    return near <= STILL or iv[0] <= 0 <= iv[1] or iv[0] <= period <= iv[1]
-
-
-def _verdict(out: dict[str, Any]) -> str:
-    if _holds_zero(out) and out["delay_phase_residual"] < FITS:
-        return "no dynamics detected"
-    d, dr, a, ar = out["delay_steps"], out["delay_residual"], out["low_pass_a"], out["low_pass_residual"]
+def _verdict(out: dict[str, Any], spread: _Spread | None) -> tuple[str, str]:
+    """(reading, verdict): what the data can say of the family's dynamics, in words."""
+    d, period = out["delay_steps"], out["delay_period_steps"]
+    if spread is None:
+        return "cannot tell", (
+            f"cannot tell: {out['sweeps_per_cell']} sweep at a frequency shows no spread, so a lag cannot be told "
+            f"from noise; a preset with {MIN_SWEEPS} or more sweeps a frequency can (SMOKE and MVP: 2, FULL: 6)"
+        )
+    noise = spread.half_width(NAMED) + RESOLUTION
+    if noise >= period / 2:
+        return "cannot tell", (
+            f"cannot tell: the answers are too noisy to place a lag (a delay would have to lie {noise:.2f} steps from "
+            f"0 to be seen, and delays are only told apart within {period / 2:g} of it); more sweeps a frequency "
+            "(FULL: 6) narrow it"
+        )
+    if abs(d) <= noise:
+        return "no dynamics", "no dynamics detected"
+    dr, a, ar = out["delay_residual"], out["low_pass_a"], out["low_pass_residual"]
+    named = f"{d:.2f} steps (modulo {period:g}" + (f": a lead, or a delay of {d + period:.2f})" if d < 0 else ")")
     if min(dr, ar) >= FITS:
-        return f"neither a delay nor a first-order low-pass fits (residuals {dr:.2f} and {ar:.2f})"
+        return "lag", (
+            f"a lag of {named} that neither a pure delay nor a first-order low-pass fits (residuals {dr:.2f} and "
+            f"{ar:.2f})"
+        )
     if dr <= ar:
-        return f"a delay of {d:.2f} steps (modulo {out['delay_period_steps']:g})"
-    return f"a first-order low-pass, a = {a:.3f} (time constant {out['time_constant_steps']:.2f} steps)"
+        return "delay", f"a delay of {named}"
+    return "low-pass", f"a first-order low-pass, a = {a:.3f} (time constant {out['time_constant_steps']:.2f} steps)"
 
 
 def _flags(out: dict[str, Any], history: int | None, run_in: int | None) -> list[str]:
-    flags = []
-    d, tau = out["delay_steps"], out["time_constant_steps"]
-    delay_named = out["verdict"].startswith("a delay")
-    if history is not None and delay_named and d >= history - 0.5:
+    """What the run could not show, read from the number the verdict names (none without a lag)."""
+    flags: list[str] = []
+    reading, d, tau = out["reading"], out["delay_steps"], out["time_constant_steps"]
+    if reading not in ("delay", "low-pass", "lag"):
+        return flags
+    if history is not None and reading == "delay" and d >= history - 0.5:
         flags.append(
             f"the delay reaches the history window ({history} exchanges): the model cannot be seen to lag more than "
             "it is shown, so its true lag may be longer; run again with a longer --history"
         )
-    if run_in is not None:
-        memory = d if delay_named else 3 * tau if out["verdict"].startswith("a first-order") else 0.0
-        if memory > run_in + 0.5:
-            flags.append(
-                f"the model's memory (about {memory:.1f} steps) is longer than the run-in ({run_in} steps): the first "
-                "steps of each sweep still hold start-up transient; run again with a longer --run-in"
-            )
+    memory = 3 * tau if reading == "low-pass" else abs(d)
+    if run_in is not None and memory > run_in + 0.5:
+        flags.append(
+            f"the model's memory (about {memory:.1f} steps) is longer than the run-in ({run_in} steps): the first "
+            "steps of each sweep still hold start-up transient; run again with a longer --run-in"
+        )
     return flags
 
 

@@ -56,6 +56,21 @@ function sweepName(hash) {
   }
 }
 
+// The Bode plots' toggle: show the measured curves alone, or with each curve's fitted delay or
+// low-pass (traces whose `meta` names the model; hidden until chosen).
+function setUpOverlays() {
+  document.querySelectorAll("fieldset.overlay").forEach((set) => {
+    set.addEventListener("change", (event) => {
+      const wanted = event.target.value;
+      set.dataset.targets.split(" ").forEach((id) => {
+        const div = document.getElementById(id);
+        if (!div || !div.data) return;
+        Plotly.restyle(div, { visible: div.data.map((t) => (t.meta === undefined ? true : t.meta === wanted)) });
+      });
+    });
+  });
+}
+
 function drawSweep(div, traces) {
   const wanted = sweepName(location.hash);
   const named = traces.find((t) => t.id === wanted);
@@ -101,6 +116,7 @@ document.addEventListener("DOMContentLoaded", () => {
   setUpSorting();
   if (window.Plotly) {
     drawPlots();
+    setUpOverlays();
     setUpDrillDown();
   }
 });
