@@ -195,20 +195,28 @@ def test_the_hooks_hostile_inputs_get_no_traceback(tmp_path):
 
 
 def test_ctrl_c_during_a_build_prints_no_traceback(tmp_path):
-    """The card helper printed its own KeyboardInterrupt traceback."""
+    """The card helper printed its own KeyboardInterrupt traceback.
+
+    Each delay counts from the moment the interpreter is up (it says "ready"), so that a loaded
+    machine's slow start cannot put the Ctrl-C inside Python's own start-up, which is not ours."""
     import os
     import signal
 
+    start = (
+        "import runpy, sys; print('ready', file=sys.stderr, flush=True); "
+        "sys.argv = ['mathbode', *sys.argv[1:]]; runpy.run_module('mathbode', run_name='__main__')"
+    )
     for delay in (0.1, 0.3, 0.5, 0.7, 1.0):
         out = tmp_path / f"d{delay}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mathbode", "build", "--families", "all", "--out", str(out)],
+            [sys.executable, "-c", start, "build", "--families", "all", "--out", str(out)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
+        assert proc.stderr is not None and proc.stderr.readline() == "ready\n"
         time.sleep(delay)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)
