@@ -141,7 +141,8 @@ def _run_and_score(paired, tmp_path, model, gs_names=()):
 
     from .fixtures.stub_openai import StubOpenAI
 
-    rows = select_rows(release_reference(paired, None).table, "ALL")
+    # The exact answer of each distinct prompt of MVP (the oracle is exact, not fast: once a prompt).
+    rows = list({r["prompt"]: r for r in select_rows(release_reference(paired, None).table, "MVP")}.values())
     answers = {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
     stub = StubOpenAI(answers, gs_names=tuple(gs_names)).start()
     try:
@@ -169,7 +170,7 @@ def test_name_invariant_model_reads_zero_on_every_surface(paired, tmp_path):
             entry = by_kind[kind]
             assert entry["kind"] == "surface"
             assert entry["mb_core_diff"] == 0.0 and entry["mcnemar_p"] == 1.0
-            assert entry["exact_share_original"] == entry["exact_share_variant"]
+            assert entry["exact_share_original"] == entry["exact_share_variant"] > 0.3
             low, high = entry["mb_core_diff_interval"]
             assert low <= 0.0 <= high
         assert by_kind["kernel"]["kind"] == "kernel"
@@ -182,8 +183,10 @@ def test_gs_only_degradation_shows_on_gs_alone(paired, tmp_path):
     for original, by_kind in scores["variants"].items():
         low, high = by_kind["GS"]["mb_core_diff_interval"]
         assert by_kind["GS"]["mb_core_diff"] < 0 and high < 0, (original, by_kind["GS"])
-        assert by_kind["GS"]["gain_error_diff"] == pytest.approx(0.3, abs=0.02)
-        assert by_kind["GS"]["exact_share_variant"] == 0.0
+        # A gain of 1.3 on every GS row; the original's own errors (0.1 % noise on half its rows) stay.
+        assert 0.2 <= by_kind["GS"]["gain_error_diff"] <= 0.35
+        assert by_kind["GS"]["exact_share_variant"] == 0.0 and by_kind["GS"]["exact_share_original"] > 0.3
+        assert by_kind["GS"]["mcnemar_p"] < 1e-6
         for kind in ("DL", "DLC", "DLM"):
             entry = by_kind[kind]
             assert entry["mb_core_diff"] == 0.0 and entry["mcnemar_p"] == 1.0
