@@ -46,6 +46,7 @@ from mathbode.schema.truth_facts import truth_facts
 
 from .families import EXTENDED, FAMILIES, Family, get_family
 from .families.check import check_family, precheck
+from .families.variants import SURFACE_KINDS, surface_problems
 from .rows import family_columns
 from .splits import SplitPlan, overlaps, seeded
 
@@ -194,6 +195,7 @@ def build_release(
             rel = entry.files[0]
             entries[family.name], files[rel] = entry, file
             say(f"{family.name}: {entry.num_rows:,} rows in {seconds:.2f} s -> {rel}")
+        _check_pairs(families, tmp, fmt)
         commitment = split.commitment if split is not None else None
         manifest = Manifest(
             name=name,
@@ -210,6 +212,34 @@ def build_release(
         card = (card_renderer or render_card)(manifest, [family_facts(f) for f in families])
         manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings, warnings=tuple(warnings))
+
+
+def _check_pairs(families: list[Family], folder: Path, fmt: str) -> None:
+    """Every surface variant built beside its original keeps the original's rows but for the names
+    (`variants.surface_problems`, row by row on the files just written); a kernel variant needs its
+    original in the release to be paired with."""
+    built = {f.name for f in families}
+    for family in families:
+        if family.variant_of is None:
+            continue
+        if family.variant_of not in built:
+            raise FamilyCheckError(
+                f"{family.name} is a variant of {family.variant_of}, which this build leaves out: add it to --families"
+            )
+        if family.variant in SURFACE_KINDS:
+            original = _read_table(folder / data_path(family.variant_of, fmt), fmt)
+            problems = surface_problems(original, family, _read_table(folder / data_path(family.name, fmt), fmt))
+            if problems:
+                listed = "\n".join(f"  {p}" for p in problems)
+                raise FamilyCheckError(f"{family.name} is not {family.variant_of} renamed:\n{listed}")
+
+
+def _read_table(path: Path, fmt: str) -> pa.Table:
+    if fmt == "parquet":
+        return pq.read_table(path)
+    import pyarrow.json as pj
+
+    return pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=layout().arrow_schema))
 
 
 #: The families a forked worker generates (set before the fork, read by index in the worker).
@@ -235,7 +265,19 @@ def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = Fa
         table = table.drop_columns(["ground_truth"])
     rel = data_path(family.name, fmt)
     _write_table(table, folder / rel, fmt)
-    entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,), family.origin, prompts, facts)
+    surface = {"seed": family.surface_seed, "names": dict(family.renamed)} if family.renamed else None
+    entry = FamilyEntry(
+        family.version,
+        table.num_rows,
+        content_hash(table),
+        (rel,),
+        family.origin,
+        prompts,
+        facts,
+        variant_of=family.variant_of,
+        variant=family.variant,
+        surface=surface,
+    )
     return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds, said
 
 

@@ -14,6 +14,9 @@ from mathbode.schema.splits import private_seed_problem
 
 from .common import CONTEXT, exit_on_error, version_option
 
+#: A paired release's default name.
+GAP_NAME = "MathBode-GAP"
+
 
 @click.command(context_settings=CONTEXT)
 @version_option
@@ -72,6 +75,14 @@ from .common import CONTEXT, exit_on_error, version_option
     type=click.Path(file_okay=False),
     help="With --seed: an earlier release whose prompts in common the manifest reports (repeatable).",
 )
+@click.option(
+    "--variants",
+    type=click.Choice(["gap"]),
+    default=None,
+    help="Build a paired release: each family of --families, then its GAP variants (four surface renamings "
+    "DL, DLC, DLM, GS, and its built-in kernel rewrites), every variant's rows paired with its original's "
+    "(see docs/variants.md).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
 def main(
@@ -84,6 +95,7 @@ def main(
     private: bool,
     prompts_only: bool,
     against: tuple[str, ...],
+    variants: str | None,
     quiet: bool,
 ) -> None:
     """Build a MathBode release: prompts and exact ground truth for every family, signal and step.
@@ -97,6 +109,11 @@ def main(
         raise click.BadParameter("give a non-empty seed", param_hint="--seed")
     if seed is not None and private and (problem := private_seed_problem(seed)):
         raise click.BadParameter(problem, param_hint="--seed")
+    if variants is not None and seed is not None:
+        raise click.UsageError(
+            "--variants builds a paired release of the families' own questions; a fresh split's variants "
+            "(--seed) are not built yet: leave out one of the two."
+        )
     with CardHelper() as helper:
         from mathbode.builder.families import resolve_families
         from mathbode.builder.release import build_release, stderr_progress
@@ -106,6 +123,13 @@ def main(
             families = resolve_families(families_spec)
         except MathBodeError as err:
             raise click.BadParameter(str(err), param_hint="--families") from None
+        if variants is not None:
+            from mathbode.builder.families import gap_families
+
+            families, said = gap_families(families)
+            for line in said:
+                click.echo(f"Note: {line}", err=True)
+            name = name or GAP_NAME
         progress = None if quiet else stderr_progress
         split = SplitPlan(seed, private, prompts_only, tuple(Path(a) for a in against)) if seed is not None else None
         result = build_release(

@@ -67,11 +67,22 @@ class FamilyEntry:
     #: What bounds how exactly a gain and phase can be read on it: the truth's smallest swing and
     #: its own harmonic distortion (see the family check).
     truth: dict[str, float] | None = None
+    #: A GAP variant's original family (its rows are paired with that family's, row key by row key).
+    variant_of: str | None = None
+    #: The variant's kind: DL, DLC, DLM, GS (a surface variant) or kernel.
+    variant: str | None = None
+    #: A surface variant's names: {"seed": the seed they were drawn from, "names": {text: name}}.
+    surface: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"version": self.version}
         if self.origin is not None:
             out["origin"] = self.origin
+        if self.variant_of is not None:
+            out["variant_of"] = self.variant_of
+            out["variant"] = self.variant
+        if self.surface is not None:
+            out["surface"] = self.surface
         out.update(num_rows=self.num_rows, content_hash=self.content_hash)
         if self.prompts_hash is not None:
             out["prompts_hash"] = self.prompts_hash
@@ -120,6 +131,15 @@ class Manifest:
     @property
     def data_files(self) -> dict[str, FileEntry]:
         return {rel: entry for rel, entry in self.files.items() if entry.is_data}
+
+    @property
+    def variants(self) -> dict[str, tuple[str, str]]:
+        """Each GAP variant family -> (its original, its kind), in the manifest's order."""
+        return {
+            name: (entry.variant_of, entry.variant or "")
+            for name, entry in self.families.items()
+            if entry.variant_of is not None
+        }
 
     def family_files(self, family: str) -> tuple[str, ...]:
         return self.families[family].files
@@ -184,6 +204,9 @@ class Manifest:
                     f.get("origin"),
                     f.get("prompts_hash"),
                     f.get("truth"),
+                    variant_of=f.get("variant_of"),
+                    variant=f.get("variant"),
+                    surface=f.get("surface"),
                 )
                 for name, f in raw["families"].items()
             },

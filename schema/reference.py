@@ -49,6 +49,8 @@ class Reference:
     prompts_only: bool = False
     #: A fresh split's seed ({"seed": ...}) or commitment ({"seed_sha256": ...}); None otherwise.
     split: dict[str, str] | None = None
+    #: A paired release's GAP variants: variant family -> (its original, its kind); empty otherwise.
+    variants: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def content_hash(self) -> str:
@@ -133,6 +135,7 @@ def release_reference(
         split,
         manifest.prompts_only,
         manifest.split,
+        variants=manifest.variants,
     )
 
 

@@ -21,15 +21,17 @@ import importlib
 import pkgutil
 from functools import cache
 
-from mathbode.core.errors import MathBodeError, UnknownNameError, unknown_name_message
+from mathbode.core.errors import MathBodeError, UnknownNameError, UsageError, unknown_name_message
 from mathbode.schema.layout import layout
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 
 from . import canonical
-from .canonical import CANONICAL_DRAWS
+from .canonical import CANONICAL_DRAWS, CANONICAL_RENAMABLE
 from .extended import FAMILIES as EXTENDED_DECLARED
 from .family import Draw, Family, RationalFunction, Variant
+from .kernels import KERNELS as KERNEL_DECLARED
 from .plugins import Plugins, load_plugins
+from .variants import GAP_SEED, SURFACE_KINDS, split_variant_name, surface_variant
 
 #: The keywords of a family spec, and what each means.
 KEYWORDS = {
@@ -82,6 +84,7 @@ def _load() -> dict[str, Family]:
             _REGISTERED[name],
             pins={_REGISTERED[name].version: RELEASE_CONTENT_HASHES[name]},
             draws=CANONICAL_DRAWS.get(name, {}),
+            renamable=CANONICAL_RENAMABLE.get(name, {}),
         )
         for name in declared
     }
@@ -124,12 +127,61 @@ def is_canonical(name: str) -> bool:
     return name in FAMILIES
 
 
+def _kernels() -> dict[str, Family]:
+    out: dict[str, Family] = {}
+    for family in KERNEL_DECLARED:
+        if family.name in out or family.name in FAMILIES or family.name in EXTENDED:
+            raise FamilyRegistryError(f"the kernel variant {family.name!r} is declared twice")
+        out[family.name] = family
+    return out
+
+
+#: The built-in kernel variants (GAP): families of their own that name the family they rewrite.
+KERNELS: dict[str, Family] = _kernels()
+
+
+def variant_family(name: str) -> Family | None:
+    """The GAP variant family named `name` (a built-in kernel, or `ORIGINAL__dl`/`__dlc`/`__dlm`/`__gs`
+    of any known family that declares renamables), else None."""
+    if name in KERNELS:
+        return KERNELS[name]
+    parts = split_variant_name(name)
+    if parts is None:
+        return None
+    original = get_family(parts[0])
+    return surface_variant(original, parts[1]) if original.renamable else None
+
+
+def gap_families(originals: list[Family], seed: str = GAP_SEED) -> tuple[list[Family], list[str]]:
+    """The paired release's families: each original, then its surface variants (when it declares
+    renamables) and its built-in kernel variants; and what was left out, said."""
+    out: list[Family] = []
+    said: list[str] = []
+    for family in originals:
+        if family.variant_of is not None:
+            raise UsageError(f"{family.name} is itself a variant of {family.variant_of}: name originals only")
+        out.append(family)
+        if family.renamable:
+            out += [surface_variant(family, kind, seed) for kind in SURFACE_KINDS]
+        else:
+            said.append(f"{family.name}: declares nothing renamable, so it has no surface variants")
+        kernels = [k for k in KERNELS.values() if k.variant_of == family.name]
+        if not kernels:
+            said.append(f"{family.name}: has no kernel variant")
+        out += kernels
+    return out, said
+
+
 def get_family(name: str) -> Family:
     """The family known as `name`; an unknown name names the close matches (and a plugin that
     failed to load, when its namespace is the name's)."""
     builtin = builtin_families()
     if name in builtin:
         return builtin[name]
+    if name in KERNELS or split_variant_name(name):
+        found = variant_family(name)
+        if found is not None:
+            return found
     installed = plugins()
     if name in installed.families:
         return installed.families[name]
@@ -172,14 +224,18 @@ def resolve_families(spec: str) -> list[Family]:
         else:
             names[get_family(token).name] = None
     known = known_families() if any("." in n for n in names) else builtin_families()
-    return [family for name, family in known.items() if name in names]
+    variants = {n: get_family(n) for n in names if n not in known}
+    return [family for name, family in {**known, **variants}.items() if name in names]
 
 
 __all__ = [
     "Draw",
     "EXTENDED",
     "FAMILIES",
+    "KERNELS",
     "KEYWORDS",
+    "gap_families",
+    "variant_family",
     "builtin_families",
     "is_canonical",
     "known_families",

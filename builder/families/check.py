@@ -44,6 +44,7 @@ from .draws import Draw
 from .family import Family, FamilyDefinitionError, Variant
 from .plugins import installed_namespaces
 from .roots import RootRuleError
+from .variants import SURFACE_KINDS, SurfaceError, surface_problems, surface_variant
 
 #: |answer| may not exceed this anywhere on the range (see the module docstring).
 MAX_ABS_ANSWER = Decimal("1e9")
@@ -189,7 +190,30 @@ def _check(family: Family, table: pa.Table | None, report: CheckReport) -> None:
             return
     report.table = table
     _rows(family, table, report)
-    _pin(family, table, report)
+    if family.renamable:
+        _surfaces(family, table, report)
+    if family.variant in SURFACE_KINDS:
+        # Its rows are its original's renamed (proven by the original's check): the original's pin
+        # holds the numbers, and the names follow from the recorded seed.
+        report.facts["content hash"] = content_hash(table)
+        report.facts["surface"] = f"{family.variant} of {family.variant_of}, names from seed {family.surface_seed!r}"
+    else:
+        _pin(family, table, report)
+
+
+def _surfaces(family: Family, table: pa.Table, report: CheckReport) -> None:
+    """Each GAP surface variant: valid names, and every row its original's but for the names."""
+    for kind in SURFACE_KINDS:
+        try:
+            variant = surface_variant(family, kind)
+        except SurfaceError as err:
+            report.fail("surface", str(err))
+            return
+        problems = surface_problems(table, variant, family_table(variant))
+        for problem in problems:
+            report.fail("surface", f"{kind} surface: {problem}")
+        if not problems:
+            report.facts[f"{kind} surface"] = ", ".join(f"{old} -> {new}" for old, new in variant.renamed.items())
 
 
 # -- the definition's own text and numbers -------------------------------------------------

@@ -186,6 +186,17 @@ class Family:
     #: How a fresh split draws each constant (`mathbode-build --seed`): constant -> `Draw`. A
     #: family without draws keeps out of fresh splits.
     draws: Mapping[str, "Draw"] = field(default_factory=dict)
+    #: What a surface variant (GAP's DL, DLC, DLM, GS) may rename: a word or phrase of the
+    #: template's text (never inside a `{field}`) -> its role, a few plain words ("the coefficient
+    #: of the unknown"), which descriptive names are made from. See `variants`.
+    renamable: Mapping[str, str] = field(default_factory=dict)
+    #: A variant family names its original (`variant_of`) and its kind (`variant`: DL, DLC, DLM, GS
+    #: for a surface variant, `kernel` for a kernel rewrite); None for an original.
+    variant_of: str | None = None
+    variant: str | None = None
+    #: A surface variant's names: each renamed text -> its new name (drawn from `surface_seed`).
+    renamed: Mapping[str, str] = field(default_factory=dict)
+    surface_seed: str | None = None
     # Not an init field: `dataclasses.replace(family, variants=...)` (a fresh split, a plugin's namespace)
     # then starts with an empty cache instead of the first family's answers.
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)

@@ -14,6 +14,9 @@ COMPLIANCE = "compliance"
 MIDBAND = "midband_summary"
 CHIRP_FIGURE = "chirp"
 STEP_FIGURE = "step"
+#: A paired release's figures (GAP): scores across each original's variants, and their Bode curves.
+VARIANTS_FIGURE = "variants"
+VARIANTS_BODE = "variants_bode"
 #: The formats a figure can be written in, and the default resolution of a PNG.
 FIGURE_FORMATS = ("png", "svg", "pdf")
 DEFAULT_DPI = 90
@@ -68,9 +71,15 @@ DEFAULT_FIGURES = FigureOptions()
 
 def report_figures(results: list[Results]) -> list[tuple[str, str]]:
     """(stem, caption) of the figures these results get: the one list the report links and the plots draw."""
-    return figure_stems(
+    stems = figure_stems(
         any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
     )
+    if any(r.extra.get("variants") for r in results):
+        stems += [
+            (VARIANTS_FIGURE, "MB-Core on each original and its variants (GAP), one line a model"),
+            (VARIANTS_BODE, "Bode curves of each original and its variants on the same axes"),
+        ]
+    return stems
 
 
 #: The family table's columns: (scores.json field, the name a reader sees, digits). The console

@@ -18,7 +18,18 @@ from mathbode.schema.layout import layout
 from ..results import Results
 from ..table import Table
 from .figures import draw_figures, legend_columns, legend_rows, save
-from .files import BODE, COMPLIANCE, DEFAULT_FIGURES, MIDBAND, STEP_FIGURE, FigureOptions, figure_stems
+from .files import (
+    BODE,
+    COMPLIANCE,
+    DEFAULT_FIGURES,
+    MIDBAND,
+    STEP_FIGURE,
+    VARIANTS_BODE,
+    VARIANTS_FIGURE,
+    FigureOptions,
+    figure_stems,
+)
+from .variant_figures import draw_variant_figures
 
 #: Gains below this are not drawn (a log axis has no 0) but named in the panel: answers that barely move.
 GAIN_FLOOR = 1e-3
@@ -187,7 +198,11 @@ def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
 
 
 #: Every figure a report may have, by stem.
-FIGURE_STEMS = tuple(stem for stem, _ in figure_stems(sinusoid=True, chirp=True, step=True))
+FIGURE_STEMS = (
+    *(stem for stem, _ in figure_stems(sinusoid=True, chirp=True, step=True)),
+    VARIANTS_FIGURE,
+    VARIANTS_BODE,
+)
 #: The figures drawn by the background worker; the caller draws the rest meanwhile (2 cores).
 WORKER_SHARE = (BODE, STEP_FIGURE, COMPLIANCE, MIDBAND)
 
@@ -200,4 +215,5 @@ def bode_plot(
         save(bode_figure(results), out, BODE, options)
     lay = layout()
     draw_figures(results, out, lay.step_switch, lay.time_steps, only, options)
+    draw_variant_figures(results, out, only, options)
     return out / options.file(BODE)

@@ -267,6 +267,49 @@ def dynamics_lines(r: Results) -> list[str]:
     return lines
 
 
+def variants_lines(r: Results) -> list[str]:
+    """GAP's paired comparison of each variant with its original (`variants`), as Markdown lines."""
+    found = r.extra.get("variants")
+    if not found:
+        return []
+
+    def bracket(iv: list[float] | None) -> str:
+        return f" [{iv[0]:+.4f}, {iv[1]:+.4f}]" if iv else " (no interval)"
+
+    header = [
+        "family",
+        "variant",
+        "kind",
+        "MB-Core diff [95 %]",
+        "|G-1| diff",
+        "phase diff (deg)",
+        "exact",
+        "McNemar p",
+    ]
+    rows = []
+    for original, by_kind in found.items():
+        for kind, v in by_kind.items():
+            shares = f"{_num(v['exact_share_original'], 3)} -> {_num(v['exact_share_variant'], 3)}"
+            rows.append(
+                [
+                    original,
+                    kind,
+                    v["kind"],
+                    f"{_signed(v['mb_core_diff'], 4)}{bracket(v['mb_core_diff_interval'])}",
+                    _signed(v["gain_error_diff"], 4),
+                    _signed(v["phase_err_diff_deg"], 2),
+                    shares,
+                    _num(v["mcnemar_p"], 4),
+                ]
+            )
+    return [
+        "Variants (GAP, docs/variants.md): each variant minus its original on the same rows; the interval is the "
+        "paired t interval, exact the share of rows answered exactly (original -> variant), McNemar's test exact.",
+        "",
+        *_table(header, rows),
+    ]
+
+
 def compliance_note(r: Results) -> str | None:
     """'0 of 1,280 responses were compliant: 1,160 had no answer tags at all; ...', or None when all were."""
     nc = r.extra.get("non_compliant")
@@ -677,6 +720,9 @@ def _markdown(
             said_dynamics = dynamics_lines(r)
             if said_dynamics:
                 lines += ["", *said_dynamics]
+            said_variants = variants_lines(r)
+            if said_variants:
+                lines += ["", *said_variants]
         else:
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "

@@ -45,6 +45,7 @@ from .phase_parts import phase_parts
 from .reference_index import reference_index
 from .repeatability import repeatability
 from .uncertainty import Reported, score_intervals, wilson_interval
+from .variants import variant_scores
 
 CUSTOM = "custom"
 #: How a file's answers were obtained when its lines' `meta` does not say: the paper's way.
@@ -395,6 +396,8 @@ def score(
     parts = phase_parts(sweeps, config.mid_band)
     if parts:
         extra["phase_parts"] = parts
+    if reference.variants and n_sweeps:
+        extra["variants"] = variant_scores(sweeps, scoped, hits, reference.variants, config)
     found = dynamics(sweeps, conditions) if n_sweeps else None
     if found is not None:
         extra["dynamics"] = found

@@ -27,3 +27,19 @@ CANONICAL_DRAWS: dict[str, dict[str, Draw]] = {
     },
     "similar_triangles": {"s": Draw("2", "20", "0.1")},
 }
+
+#: What each canonical family's GAP surface variants rename: a word of its template -> its role
+#: (see `mathbode.builder.families.variants`; the modules stay as they are).
+CANONICAL_RENAMABLE: dict[str, dict[str, str]] = {
+    "linear_solve": {
+        "a": "coefficient of the unknown",
+        "b": "constant term",
+        "c": "right hand side",
+        "x": "unknown",
+    },
+    "ratio_saturation": {"L": "ligand concentration", "K": "dissociation constant", "y": "occupied fraction"},
+    "exponential_interest": {"account": "deposit"},
+    "linear_system": {"x": "first unknown", "y": "second unknown"},
+    # Sides are named apart from their triangles: a renamed triangle has no vertices to spell them with.
+    "similar_triangles": {"ABC": "first triangle", "DEF": "second triangle", "AB": "known side", "DE": "asked side"},
+}

@@ -14,6 +14,7 @@ FAMILY = Family(
     summary="The area k*ln(b) under y = k/x between x = 1 and x = b; the upper bound b is driven.",
     parameter=b,
     parameter_meaning="the upper bound b of the integral",
+    renamable={"x": "horizontal coordinate", "y": "height of the curve"},
     answer=k * sp.log(b),
     p_range=("2", "10"),
     p0="6",

@@ -15,6 +15,7 @@ FAMILY = Family(
     summary="The area (2/3)*(b**(3/2) - a**(3/2)) under y = sqrt(x) between x = a and x = b; b is driven.",
     parameter=b,
     parameter_meaning="the upper bound b of the integral",
+    renamable={"x": "horizontal coordinate", "y": "height of the curve"},
     answer=sp.Rational(2, 3) * (b ** sp.Rational(3, 2) - a ** sp.Rational(3, 2)),
     p_range=("4", "12"),
     p0="8",

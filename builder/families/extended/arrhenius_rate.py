@@ -21,6 +21,7 @@ FAMILY = Family(
     parameter=T,
     parameter_meaning="the absolute temperature T, in kelvin",
     # A is written as a multiple of 10**10 per second, Ea in kJ/mol.
+    renamable={"k": "rate constant", "Ea": "activation energy", "T": "temperature"},
     answer=A * 10**10 * sp.exp(-Ea * 1000 / (R * T)),
     p_range=("290", "330"),
     p0="310",

@@ -18,6 +18,7 @@ FAMILY = Family(
     ),
     parameter=V,
     parameter_meaning="the volume V of the box, in cubic centimetres",
+    renamable={"box": "container"},
     answer=(V / k) ** sp.Rational(1, 3),
     p_range=("200", "1000"),
     p0="600",

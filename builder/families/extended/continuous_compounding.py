@@ -14,6 +14,7 @@ FAMILY = Family(
     summary="The balance P*exp(r*t/100) after t years of continuous compounding at r percent; the rate r is driven.",
     parameter=rate,
     parameter_meaning="the annual interest rate r, in percent, compounded continuously",
+    renamable={"account": "deposit"},
     answer=P * sp.exp(rate * t / 100),
     p_range=("1", "9"),
     p0="5",

@@ -14,6 +14,7 @@ FAMILY = Family(
     summary="The real solution x = log(y) / log(b) of the equation b**x = y; the right-hand side y is driven.",
     parameter=y,
     parameter_meaning="the right-hand side y of b**x = y",
+    renamable={"x": "exponent"},
     answer=sp.log(y) / sp.log(b),
     p_range=("2", "18"),
     p0="10",

@@ -17,6 +17,7 @@ FAMILY = Family(
     ),
     parameter=A,
     parameter_meaning="the area A of the garden, in square metres",
+    renamable={"garden": "rectangular plot"},
     unknowns=(w,),
     equations=(sp.Eq(w * (w + d), A),),
     # The other root, -(d + sqrt(d**2 + 4*A))/2, is negative for every A > 0: the width is the positive one.

@@ -18,6 +18,7 @@ FAMILY = Family(
     ),
     parameter=x,
     parameter_meaning="the height threshold x, in cm",
+    renamable={"adult": "grown person", "adults": "grown people"},
     answer=(1 + sp.erf((x - mu) / (sigma * sp.sqrt(2)))) / 2,
     p_range=("150", "190"),
     p0="170",

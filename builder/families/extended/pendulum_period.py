@@ -14,6 +14,7 @@ FAMILY = Family(
     summary="The small-oscillation period 2*pi*sqrt(L / g) of a simple pendulum of length L; L is driven.",
     parameter=L,
     parameter_meaning="the length L of the pendulum, in metres",
+    renamable={"pendulum": "swinging weight"},
     answer=2 * sp.pi * sp.sqrt(L / g),
     p_range=("0.5", "2.5"),
     p0="1.5",

@@ -18,6 +18,7 @@ FAMILY = Family(
     ),
     parameter=W,
     parameter_meaning="the final volume W of the diluted solution, in millilitres",
+    renamable={"hydrochloric acid": "strong acid"},
     answer=-sp.log(c * V / W, 10),
     p_range=("200", "600"),
     p0="400",

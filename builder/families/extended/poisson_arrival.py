@@ -18,6 +18,7 @@ FAMILY = Family(
     ),
     parameter=t,
     parameter_meaning="the length t of the time window, in minutes",
+    renamable={"help desk": "support line"},
     answer=1 - sp.exp(-lam * t / 60),
     p_range=("2", "18"),
     p0="10",

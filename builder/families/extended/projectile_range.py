@@ -20,6 +20,7 @@ FAMILY = Family(
     ),
     parameter=theta,
     parameter_meaning="the launch angle theta above the horizontal, in degrees",
+    renamable={"ball": "projectile"},
     answer=v**2 * sp.sin(2 * sp.pi * theta / 180) / G,
     # Below 45 degrees: at 45 the range is flat in theta and the drive would not move it.
     p_range=("10", "40"),

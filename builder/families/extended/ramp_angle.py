@@ -14,6 +14,7 @@ FAMILY = Family(
     summary="The angle atan(h / d) in degrees of a straight ramp rising h over a horizontal run d; d is driven.",
     parameter=run,
     parameter_meaning="the horizontal run d of the ramp, in metres",
+    renamable={"ramp": "sloped walkway"},
     answer=sp.atan(h / run) * 180 / sp.pi,
     p_range=("4", "12"),
     p0="8",

@@ -15,6 +15,7 @@ FAMILY = Family(
     parameter=t,
     parameter_meaning="the time t since the discharge began, in milliseconds",
     # R in kilohms times C in microfarads is the time constant in milliseconds.
+    renamable={"capacitor": "charge store"},
     answer=V0 * sp.exp(-t / (R * C)),
     p_range=("100", "700"),
     p0="400",

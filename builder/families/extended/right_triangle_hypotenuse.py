@@ -14,6 +14,7 @@ FAMILY = Family(
     summary="The hypotenuse sqrt(a**2 + b**2) of a right triangle with legs a and b; the leg b is driven.",
     parameter=leg,
     parameter_meaning="the length b of the second leg, in cm",
+    renamable={"hypotenuse": "longest side"},
     answer=sp.sqrt(a**2 + leg**2),
     p_range=("2", "10"),
     p0="6",

@@ -18,6 +18,7 @@ FAMILY = Family(
     ),
     parameter=target,
     parameter_meaning="the target balance T, in dollars",
+    renamable={"account": "deposit", "investor": "saver"},
     answer=100 * sp.log(target / P) / r,
     p_range=("6000", "14000"),
     p0="10000",

@@ -1,0 +1,235 @@
+"""GAP surface and kernel variants: names, row-by-row invariance, the paired release, paired scores."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from mathbode.builder.families import EXTENDED, FAMILIES, KERNELS, gap_families, get_family
+from mathbode.builder.families.check import check_family
+from mathbode.builder.families.variants import (
+    PAIRED_FIELDS,
+    SURFACE_KINDS,
+    name_problems,
+    surface_names,
+    surface_problems,
+    surface_variant,
+)
+from mathbode.builder.rows import family_table
+from mathbode.cli.build import main as build_cli
+from mathbode.cli.run import main as run_cli
+from mathbode.cli.score import main as score_cli
+from mathbode.cli.validate import main as validate_cli
+from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG
+from mathbode.evaluator.scorer.uncertainty import INPUTS
+from mathbode.evaluator.scorer.variants import exact_mcnemar, variant_scores
+from mathbode.evaluator.table import Table
+from mathbode.schema.keys import SweepKey
+
+PAIRED = "linear_solve,ratio_saturation"
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_every_surface_row_keeps_its_original_bit_for_bit(name, tables):
+    """The invariance over every row: keys, p_value and truth bit for bit, numbers in order, names undone."""
+    original = tables[name]
+    for kind in SURFACE_KINDS:
+        variant = surface_variant(FAMILIES[name], kind)
+        table = family_table(variant)
+        assert surface_problems(original, variant, table) == []
+        for field in PAIRED_FIELDS:
+            assert table.column(field).equals(original.column(field)), (kind, field)
+        assert table.column("prompt") != original.column("prompt")
+        assert all(new in table.column("prompt")[0].as_py() for new in variant.renamed.values())
+
+
+def test_names_are_seeded_and_recorded():
+    family = FAMILIES["linear_solve"]
+    assert surface_names(family, "GS") == surface_names(family, "GS", "gap-1")
+    assert surface_names(family, "GS", "other") != surface_names(family, "GS")
+    dl = surface_names(family, "DL")
+    assert dl["x"] == "unknown_amount" and set(dl) == {"a", "b", "c", "x"}
+    dlc = surface_names(family, "DLC")
+    assert len({n.rsplit("_", 1)[0] for n in dlc.values()}) == 1  # one stem: easily confused
+    dlm = surface_names(family, "DLM")
+    assert all(not n.startswith(family.renamable[t].replace(" ", "_")) for t, n in dlm.items())  # a wrong role
+
+
+def test_a_colliding_name_is_refused():
+    family = FAMILIES["linear_solve"]
+    problems = name_problems(family, {"a": "Solve", "b": "x1", "c": "answer_start", "x": "solve"})
+    assert any("'Solve' (for 'a') is already a word" in p for p in problems)
+    assert any("'x1'" in p and "letters" in p for p in problems)
+    assert any("answer format's tags" in p for p in problems)
+    assert any("names both" in p for p in problems)
+
+
+def test_a_broken_surface_is_caught_row_by_row(tables):
+    variant = surface_variant(FAMILIES["linear_solve"], "GS")
+    table = family_table(variant)
+    shifted = table.set_column(
+        table.schema.get_field_index("ground_truth"),
+        "ground_truth",
+        [np.nextafter(table.column("ground_truth").to_numpy(), np.inf)],
+    )
+    assert any(
+        "ground_truth" in p and "9408 rows differ" in p
+        for p in surface_problems(tables["linear_solve"], variant, shifted)
+    )
+
+
+def test_kernels_pass_their_check_and_name_their_original():
+    assert len(KERNELS) == 10
+    originals = {k.variant_of for k in KERNELS.values()}
+    assert set(FAMILIES) <= originals and len(originals & set(EXTENDED)) == 5
+    for kernel in KERNELS.values():
+        report = check_family(kernel)
+        assert report.passed, report.format_text()
+        assert kernel.variant == "kernel"
+    assert get_family("linear_solve__gs").variant_of == "linear_solve"
+
+
+def test_gap_families_order():
+    families, said = gap_families([FAMILIES["linear_solve"]])
+    assert [f.name for f in families] == [
+        "linear_solve",
+        "linear_solve__dl",
+        "linear_solve__dlc",
+        "linear_solve__dlm",
+        "linear_solve__gs",
+        "linear_solve__kernel",
+    ]
+    assert said == []
+
+
+@pytest.fixture(scope="module")
+def paired(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gap") / "paired"
+    result = CliRunner().invoke(build_cli, ["--variants", "gap", "--families", PAIRED, "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_paired_release_manifest_and_rows(paired):
+    manifest = json.loads((paired / "MANIFEST.json").read_text())
+    assert manifest["name"] == "MathBode-GAP" and manifest["num_rows"] == 12 * 9408
+    entries = manifest["families"]
+    assert len(entries) == 12
+    for name, entry in entries.items():
+        if "__" not in name:
+            assert "variant_of" not in entry
+            continue
+        original, kind = name.split("__")
+        assert entry["variant_of"] == original and entry["variant"] == ("kernel" if kind == "kernel" else kind.upper())
+        if kind != "kernel":
+            assert entry["surface"]["seed"] == "gap-1"
+            mine, theirs = (pq.read_table(paired / "data" / f"{n}.parquet") for n in (name, original))
+            for field in PAIRED_FIELDS:
+                assert mine.column(field).equals(theirs.column(field))
+    result = CliRunner().invoke(validate_cli, [str(paired)])
+    assert result.exit_code == 0 and "valid dataset (0 error(s)" in result.output
+
+
+def _run_and_score(paired, tmp_path, model, gs_names=()):
+    from mathbode.builder.oracle import baseline_lines
+    from mathbode.schema.reference import release_reference
+    from mathbode.schema.selection import select_rows
+
+    from .fixtures.stub_openai import StubOpenAI
+
+    # The exact answer of each distinct prompt of MVP (the oracle is exact, not fast: once a prompt).
+    rows = list({r["prompt"]: r for r in select_rows(release_reference(paired, None).table, "MVP")}.values())
+    answers = {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
+    stub = StubOpenAI(answers, gs_names=tuple(gs_names)).start()
+    try:
+        pred = tmp_path / f"{model}.jsonl"
+        argv = ["--base-url", stub.base_url, "-o", str(pred), "--model", model, "--preset", "MVP"]
+        result = CliRunner().invoke(
+            run_cli, [*argv, "--reference", str(paired), "--concurrency", "16"], env={"OPENAI_API_KEY": None}
+        )
+        assert result.exit_code == 0, result.output
+    finally:
+        stub.stop()
+    out = tmp_path / f"{model}-report"
+    result = CliRunner().invoke(score_cli, [str(pred), "--reference", str(paired), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    return json.loads((out / "scores.json").read_text())
+
+
+def test_name_invariant_model_reads_zero_on_every_surface(paired, tmp_path):
+    scores = _run_and_score(paired, tmp_path, "numbers")
+    variants = scores["variants"]
+    assert set(variants) == {"linear_solve", "ratio_saturation"}
+    for by_kind in variants.values():
+        assert set(by_kind) == {"DL", "DLC", "DLM", "GS", "kernel"}
+        for kind in SURFACE_KINDS:
+            entry = by_kind[kind]
+            assert entry["kind"] == "surface"
+            assert entry["mb_core_diff"] == 0.0 and entry["mcnemar_p"] == 1.0
+            assert entry["exact_share_original"] == entry["exact_share_variant"] > 0.3
+            low, high = entry["mb_core_diff_interval"]
+            assert low <= 0.0 <= high
+        assert by_kind["kernel"]["kind"] == "kernel"
+
+
+def test_gs_only_degradation_shows_on_gs_alone(paired, tmp_path):
+    manifest = json.loads((paired / "MANIFEST.json").read_text())
+    gs = [n for e in manifest["families"].values() if e.get("variant") == "GS" for n in e["surface"]["names"].values()]
+    scores = _run_and_score(paired, tmp_path, "gsgain-1.3", gs)
+    for original, by_kind in scores["variants"].items():
+        low, high = by_kind["GS"]["mb_core_diff_interval"]
+        assert by_kind["GS"]["mb_core_diff"] < 0 and high < 0, (original, by_kind["GS"])
+        # A gain of 1.3 on every GS row; the original's own errors (0.1 % noise on half its rows) stay.
+        assert 0.2 <= by_kind["GS"]["gain_error_diff"] <= 0.35
+        assert by_kind["GS"]["exact_share_variant"] == 0.0 and by_kind["GS"]["exact_share_original"] > 0.3
+        assert by_kind["GS"]["mcnemar_p"] < 1e-6
+        for kind in ("DL", "DLC", "DLM"):
+            entry = by_kind[kind]
+            assert entry["mb_core_diff"] == 0.0 and entry["mcnemar_p"] == 1.0
+            assert entry["mb_core_diff_interval"][0] <= 0.0 <= entry["mb_core_diff_interval"][1]
+
+
+def _simulated_sweeps(rng: np.random.Generator, families: list[str]) -> tuple[Table, list[SweepKey], np.ndarray]:
+    """MVP-shaped sweeps of a model with no surface effect: every family's sweeps drawn alike."""
+    rows, keys = [], []
+    for family in families:
+        for frequency in (4.0, 8.0, 16.0):
+            for question in (0, 1):
+                gain = 0.9 + 0.05 * rng.standard_normal()
+                phase = 3.0 * rng.standard_normal()
+                row = {name: 0.0 for name in INPUTS}
+                row |= {"gain": gain, "gain_cal": gain, "phase_err_deg": phase, "phase_err_cal_deg": phase}
+                row |= {"r2": 0.95, "r2_cal": 0.95, "compliance": 1.0}
+                rows.append(
+                    {"family": family, "question_id": question, "amplitude_scale": 1.0, "frequency_cycles": frequency}
+                    | {"phase_deg": 0.0}
+                    | row
+                )
+                keys.append(SweepKey(family, question, "sinusoid", 1.0, frequency, 0.0))
+    hits = rng.random((len(keys), 64)) < 0.6
+    return Table.from_rows(rows), keys, hits
+
+
+def test_paired_tests_type_one_error_at_most_five_percent():
+    """A model with no surface effect: the MB-Core interval excludes 0, and McNemar's p < 0.05, in at most 5 %."""
+    rng = np.random.default_rng(20261202)
+    variants = {"f__gs": ("f", "GS")}
+    trials, core_rejects, mcnemar_rejects = 400, 0, 0
+    for _ in range(trials):
+        sweeps, keys, hits = _simulated_sweeps(rng, ["f", "f__gs"])
+        entry = variant_scores(sweeps, keys, hits, variants, PAPER_CONFIG)["f"]["GS"]
+        low, high = entry["mb_core_diff_interval"]
+        core_rejects += not (low <= 0.0 <= high)
+        mcnemar_rejects += entry["mcnemar_p"] < 0.05
+    assert core_rejects / trials <= 0.05
+    assert mcnemar_rejects / trials <= 0.05
+
+
+def test_exact_mcnemar():
+    assert exact_mcnemar(0, 0) == 1.0
+    assert exact_mcnemar(5, 5) == 1.0
+    assert exact_mcnemar(10, 0) == pytest.approx(2 / 2**10)
