@@ -233,3 +233,75 @@ def test_exact_mcnemar():
     assert exact_mcnemar(0, 0) == 1.0
     assert exact_mcnemar(5, 5) == 1.0
     assert exact_mcnemar(10, 0) == pytest.approx(2 / 2**10)
+
+
+def _delayed_sweeps(rng: np.random.Generator, delays: dict[str, float], noise: float) -> Table:
+    """MVP-shaped sweeps (4, 8 and 16 cycles, 2 questions) of pure delays, one per family, with noise."""
+    rows = []
+    for family, d in delays.items():
+        for frequency in (4.0, 8.0, 16.0):
+            for question in (0, 1):
+                h = np.exp(-1j * 2 * np.pi * frequency / 64 * d) * (1 + noise * rng.standard_normal())
+                rows.append(
+                    {"family": family, "question_id": question, "signal_type": "sinusoid", "amplitude_scale": 1.0}
+                    | {"frequency_cycles": frequency, "phase_deg": 0.0}
+                    | {"gain": float(abs(h)), "phase_err_deg": float(np.degrees(np.angle(h)))}
+                )
+    return Table.from_rows(rows)
+
+
+def test_dynamics_difference_reads_the_added_delay():
+    from mathbode.evaluator.scorer.dynamics import dynamics_difference
+
+    sweeps = _delayed_sweeps(np.random.default_rng(7), {"f": 0.0, "g": 2.0}, 0.0)
+    mine = sweeps.take(np.flatnonzero(sweeps["family"] == "g"))
+    theirs = sweeps.take(np.flatnonzero(sweeps["family"] == "f"))
+    mine["family"] = ["f"] * len(mine)
+    found = dynamics_difference(mine, theirs)
+    # The delay search resolves to 1e-4 steps (a parabola through a 0.05-step grid).
+    assert found["delay_diff_steps"] == pytest.approx(2.0, abs=1e-3)
+    assert found["delay_period_steps"] == 16.0
+    # Noiseless pairs: every resample is the point itself, so the interval is the point.
+    assert found["delay_diff_interval"] == pytest.approx([found["delay_diff_steps"]] * 2)
+    assert found["time_constant_diff_steps"] > 0  # a lag reads as a longer memory
+    same = dynamics_difference(theirs, theirs)
+    assert same["delay_diff_steps"] == 0.0 and same["time_constant_diff_steps"] == 0.0
+    assert same["delay_diff_interval"] == [0.0, 0.0]
+    one = dynamics_difference(mine.take([0]), theirs.take([0]))
+    assert one == {"dynamics_diff_note": "not measured: the pair shares answers at fewer than two frequencies"}
+
+
+def test_sequential_delay_is_the_same_on_original_and_variants(paired, tmp_path):
+    """A stub that answers the truth of 2 turns back, sequential: every variant's delay difference is 0."""
+    from mathbode.builder.oracle import baseline_lines
+    from mathbode.schema.reference import release_reference
+    from mathbode.schema.selection import select_rows
+
+    from .fixtures.stub_openai import StubOpenAI
+
+    families = "linear_solve,linear_solve__gs,linear_solve__dl"
+    rows = [r for r in select_rows(release_reference(paired, None).table, "MVP") if r["family"] in families.split(",")]
+    rows = list({r["prompt"]: r for r in rows}.values())
+    answers = {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
+    stub = StubOpenAI(answers).start()
+    try:
+        pred = tmp_path / "delay.jsonl"
+        argv = ["--base-url", stub.base_url, "-o", str(pred), "--model", "delay-2", "--preset", "MVP"]
+        argv += ["--families", families, "--protocol", "sequential", "--reference", str(paired), "--concurrency", "8"]
+        result = CliRunner().invoke(run_cli, argv, env={"OPENAI_API_KEY": None})
+        assert result.exit_code == 0, result.output
+    finally:
+        stub.stop()
+    out = tmp_path / "report"
+    result = CliRunner().invoke(score_cli, [str(pred), "--reference", str(paired), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["dynamics"]["linear_solve"]["delay_steps"] == pytest.approx(2.0, abs=0.05)
+    by_kind = scores["variants"]["linear_solve"]
+    assert set(by_kind) == {"GS", "DL"}
+    for entry in by_kind.values():
+        # The same truths two turns back on both sides: the same responses, so exactly the same fits.
+        assert entry["delay_diff_steps"] == 0.0 and entry["time_constant_diff_steps"] == 0.0
+        assert entry["delay_diff_interval"] == [0.0, 0.0]
+    report = (out / "report.md").read_text()
+    assert "delay diff (steps) [95 %]" in report and "| 1.0000 | 0.00 [+0.00, +0.00] | 0.00 [+0.00, +0.00] |" in report

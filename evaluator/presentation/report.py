@@ -273,8 +273,11 @@ def variants_lines(r: Results) -> list[str]:
     if not found:
         return []
 
-    def bracket(iv: list[float] | None) -> str:
-        return f" [{iv[0]:+.4f}, {iv[1]:+.4f}]" if iv else " (no interval)"
+    def bracket(iv: list[float | None] | None, digits: int = 4) -> str:
+        if not iv:
+            return " (no interval)"
+        # A time constant's upper bound is null when the memory has no end.
+        return " [" + ", ".join("inf" if x is None else f"{x:+.{digits}f}" for x in iv) + "]"
 
     header = [
         "family",
@@ -286,27 +289,45 @@ def variants_lines(r: Results) -> list[str]:
         "exact",
         "McNemar p",
     ]
+    # A sequential run's entries carry the dynamics difference (stateless ones have none to compare).
+    sequential = any("delay_diff_steps" in v or "dynamics_diff_note" in v for k in found.values() for v in k.values())
+    if sequential:
+        header += ["delay diff (steps) [95 %]", "time constant diff (steps) [95 %]"]
     rows = []
     for original, by_kind in found.items():
         for kind, v in by_kind.items():
             shares = f"{_num(v['exact_share_original'], 3)} -> {_num(v['exact_share_variant'], 3)}"
-            rows.append(
-                [
-                    original,
-                    kind,
-                    v["kind"],
-                    f"{_signed(v['mb_core_diff'], 4)}{bracket(v['mb_core_diff_interval'])}",
-                    _signed(v["gain_error_diff"], 4),
-                    _signed(v["phase_err_diff_deg"], 2),
-                    shares,
-                    _num(v["mcnemar_p"], 4),
-                ]
-            )
+            row = [
+                original,
+                kind,
+                v["kind"],
+                f"{_signed(v['mb_core_diff'], 4)}{bracket(v['mb_core_diff_interval'])}",
+                _signed(v["gain_error_diff"], 4),
+                _signed(v["phase_err_diff_deg"], 2),
+                shares,
+                _num(v["mcnemar_p"], 4),
+            ]
+            if sequential:
+                if "delay_diff_steps" in v:
+                    row += [
+                        f"{_signed(v['delay_diff_steps'], 2)}{bracket(v['delay_diff_interval'], 2)}",
+                        f"{_signed(v['time_constant_diff_steps'], 2)}{bracket(v['time_constant_diff_interval'], 2)}",
+                    ]
+                else:
+                    row += ["not measured", "not measured"]
+            rows.append(row)
+    notes = sorted({v["dynamics_diff_note"] for k in found.values() for v in k.values() if "dynamics_diff_note" in v})
     return [
         "Variants (GAP, docs/variants.md): each variant minus its original on the same rows; the interval is the "
-        "paired t interval, exact the share of rows answered exactly (original -> variant), McNemar's test exact.",
+        "paired t interval, exact the share of rows answered exactly (original -> variant), McNemar's test exact."
+        + (
+            " Delay and time constant: the identified dynamics, variant minus original, paired sweep by sweep."
+            if sequential
+            else ""
+        ),
         "",
         *_table(header, rows),
+        *([""] + [f"- {note}" for note in notes] if notes else []),
     ]
 
 

@@ -397,7 +397,9 @@ def score(
     if parts:
         extra["phase_parts"] = parts
     if reference.variants and n_sweeps:
-        extra["variants"] = variant_scores(sweeps, scoped, hits, reference.variants, config)
+        extra["variants"] = variant_scores(
+            sweeps, scoped, hits, reference.variants, config, sequential=conditions.get("protocol") == "sequential"
+        )
     found = dynamics(sweeps, conditions) if n_sweeps else None
     if found is not None:
         extra["dynamics"] = found

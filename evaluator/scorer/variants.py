@@ -26,6 +26,7 @@ from mathbode.schema.keys import SweepKey
 
 from ..table import Table
 from .aggregate import ScoreConfig
+from .dynamics import dynamics_difference
 from .uncertainty import paired_difference
 
 KERNEL = "kernel"
@@ -83,10 +84,12 @@ def variant_scores(
     hits: np.ndarray,
     variants: Mapping[str, tuple[str, str]],
     config: ScoreConfig,
+    sequential: bool = False,
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """`variants.<original>.<kind>` of scores.json: each variant answered beside its original,
     paired on the same rows (`variants`: variant family -> (original, kind); `hits`: per scoped
-    sweep, per step, whether the answer is exact)."""
+    sweep, per step, whether the answer is exact). A sequential run adds the difference in the
+    identified dynamics (a stateless model cannot lag, so there is none to compare)."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     answered = set(sweeps["family"].tolist()) if not sweeps.empty else set()
     for name, (original, kind) in variants.items():
@@ -122,5 +125,7 @@ def variant_scores(
             "only_variant_exact": only_variant,
             "mcnemar_p": exact_mcnemar(only_original, only_variant),
         }
+        if sequential:
+            entry |= dynamics_difference(mine, theirs)
         out.setdefault(original, {})[kind] = entry
     return out
