@@ -25,6 +25,7 @@ from .content import TruthRows, check_content, verdict
 from .keys import RowKey, SweepKey, canonical_family_keys, canonical_sweeps, format_key, row_key, row_keys
 from .layout import layout
 from .manifest import CARD, MANIFEST, Manifest
+from .pairing import check_pairing
 from .parquet import read_parquet
 from .release_paths import path_problem
 from .report import Report
@@ -504,6 +505,7 @@ def check_release(
     canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only)
     if manifest:
         check_split_identity(manifest, tables, report, prompts_only)
+        check_pairing(manifest, tables, report, prompts_only)
     missing = [f for f in lay.families if f not in rows]
     if missing and all(f in lay.families for f in rows):  # a release of other families is not a partial one
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 from mathbode.builder.families import EXTENDED, FAMILIES, KERNELS, gap_families, get_family
 from mathbode.builder.families.check import check_family
 from mathbode.builder.families.variants import (
-    PAIRED_FIELDS,
     SURFACE_KINDS,
     name_problems,
     surface_names,
@@ -29,6 +28,7 @@ from mathbode.evaluator.scorer.uncertainty import INPUTS
 from mathbode.evaluator.scorer.variants import exact_mcnemar, variant_scores
 from mathbode.evaluator.table import Table
 from mathbode.schema.keys import SweepKey
+from mathbode.schema.pairing import PAIRED_FIELDS
 
 PAIRED = "linear_solve,ratio_saturation"
 
@@ -305,3 +305,45 @@ def test_sequential_delay_is_the_same_on_original_and_variants(paired, tmp_path)
         assert entry["delay_diff_interval"] == [0.0, 0.0]
     report = (out / "report.md").read_text()
     assert "delay diff (steps) [95 %]" in report and "| 1.0000 | 0.00 [+0.00, +0.00] | 0.00 [+0.00, +0.00] |" in report
+
+
+def _copy_release(paired, tmp_path):
+    import shutil
+
+    out = tmp_path / "copy"
+    shutil.copytree(paired, out)
+    return out
+
+
+def test_validate_rechecks_the_pairing_row_by_row(paired, tmp_path):
+    import pyarrow as pa
+
+    release = _copy_release(paired, tmp_path)
+    path = release / "data" / "linear_solve__gs.parquet"
+    table = pq.read_table(path)
+    truth = table.column("ground_truth").to_numpy().copy()
+    truth[5] = np.nextafter(truth[5], np.inf)  # one bit of one row
+    table = table.set_column(table.schema.get_field_index("ground_truth"), "ground_truth", pa.array(truth))
+    pq.write_table(table, path)
+    result = CliRunner().invoke(validate_cli, [str(release)])
+    assert result.exit_code != 0
+    assert "data/linear_solve__gs.parquet" in result.output
+    assert "row 5: ground_truth is" in result.output and "(1 rows differ)" in result.output
+    assert "equal to its original's (linear_solve)" in result.output
+
+
+def test_validate_names_a_variant_without_its_original(paired, tmp_path):
+    release = _copy_release(paired, tmp_path)
+    manifest = json.loads((release / "MANIFEST.json").read_text())
+    entry = manifest["families"].pop("ratio_saturation")
+    for rel in entry["files"]:
+        manifest["files"].pop(rel)
+        (release / rel).unlink()
+    (release / "MANIFEST.json").write_text(json.dumps(manifest, indent=2))
+    result = CliRunner().invoke(validate_cli, [str(release)])
+    assert result.exit_code != 0
+    for kind in ("dl", "dlc", "dlm", "gs", "kernel"):
+        assert f"ratio_saturation__{kind} is a variant of 'ratio_saturation', which the release does not hold" in (
+            result.output
+        )
+    assert "mathbode-build --variants gap --families ratio_saturation" in result.output

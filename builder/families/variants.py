@@ -30,29 +30,15 @@ import re
 import string
 from typing import Mapping
 
-import numpy as np
 import pyarrow as pa
 
 from mathbode.schema.layout import layout
+from mathbode.schema.pairing import SURFACE_KINDS, paired_field_problems
 
 from .family import Family
 
-SURFACE_KINDS = ("DL", "DLC", "DLM", "GS")
-KERNEL = "kernel"
-VARIANT_KINDS = (*SURFACE_KINDS, KERNEL)
 #: The seed the paired release's names are drawn from (recorded in its manifest).
 GAP_SEED = "gap-1"
-#: The fields a surface row shares with its original row, value for value.
-PAIRED_FIELDS = (
-    "question_id",
-    "signal_type",
-    "amplitude_scale",
-    "frequency_cycles",
-    "phase_deg",
-    "time_step",
-    "p_value",
-    "ground_truth",
-)
 _NAME = re.compile(r"^[A-Za-z][A-Za-z_]*$")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _DL_SUFFIXES = ("value", "amount", "quantity", "measure", "figure")
@@ -196,28 +182,13 @@ def surface_variant(family: Family, kind: str, seed: str = GAP_SEED) -> Family:
     )
 
 
-def _bits(column: pa.ChunkedArray) -> np.ndarray:
-    values = column.to_numpy(zero_copy_only=False)
-    if values.dtype == np.float64:
-        return values.view(np.int64)  # bit for bit: -0.0 and 0.0 differ, as every NaN payload would
-    return values
-
-
 def surface_problems(original: pa.Table, variant: Family, table: pa.Table) -> list[str]:
     """Everything a surface variant's rows (`table`) must keep of its original's (`original`), row
     by row: the paired fields bit for bit, the same numbers in the same order in every prompt, each
     new name where its text was, and the original prompt back when the names are undone."""
-    problems = []
+    problems = paired_field_problems(original, table)
     if original.num_rows != table.num_rows:
-        return [f"{table.num_rows} rows, its original {original.num_rows}"]
-    for name in PAIRED_FIELDS:
-        a, b = _bits(original.column(name)), _bits(table.column(name))
-        nulls_a = original.column(name).is_null().to_numpy(zero_copy_only=False)
-        nulls_b = table.column(name).is_null().to_numpy(zero_copy_only=False)
-        differ = (nulls_a != nulls_b) | (~nulls_a & (a != b))
-        if differ.any():
-            i = int(np.flatnonzero(differ)[0])
-            problems.append(f"row {i}: {name} is {b[i]!r}, its original's {a[i]!r} ({int(differ.sum())} rows differ)")
+        return problems
     back = {new: old for old, new in variant.renamed.items()}
     count = {old: _word_pattern([old]) for old in variant.renamed}
     count_new = {new: _word_pattern([new]) for new in back}
