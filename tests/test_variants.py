@@ -347,3 +347,27 @@ def test_validate_names_a_variant_without_its_original(paired, tmp_path):
             result.output
         )
     assert "mathbode-build --variants gap --families ratio_saturation" in result.output
+
+
+def test_batch_write_and_dry_run_dedupe_say_the_paired_release_cost(paired, tmp_path):
+    from mathbode.cli.batch import main as batch_cli
+    from mathbode.schema.reference import release_reference
+    from mathbode.schema.selection import select_rows
+
+    rows = select_rows(release_reference(paired, None).table, "MVP")
+    # MVP: 3 frequencies x 2 sweeps x 64 steps of each of the 12 families (2 originals, 4 surfaces and a kernel each).
+    assert len(rows) == 12 * 384 == 4608
+    distinct = len({r["prompt"] for r in rows})
+    said = f"4,608 rows, {distinct:,} distinct prompts, {distinct:,} requests (stateless)."
+    argv = ["--model", "m", "--preset", "MVP", "--reference", str(paired), "--dedupe"]
+    result = CliRunner().invoke(run_cli, [*argv, "--dry-run"], env={"OPENAI_API_KEY": None})
+    assert result.exit_code == 0, result.output
+    assert said in result.output and "Prompt tokens: " in result.output and "nothing is asked" in result.output
+    result = CliRunner().invoke(batch_cli, ["write", *argv, "-o", str(tmp_path / "batch")])
+    assert result.exit_code == 0, result.output
+    assert said in result.output
+    requests = (tmp_path / "batch" / "requests.jsonl").read_text().splitlines()
+    assert len(requests) == distinct
+    # Without --dedupe every row is a request: the paired release multiplies the cost by its families.
+    result = CliRunner().invoke(run_cli, [*argv[:-1], "--dry-run"], env={"OPENAI_API_KEY": None})
+    assert result.exit_code == 0 and f"4,608 rows, {distinct:,} distinct prompts, 4,608 requests" in result.output
