@@ -48,7 +48,7 @@ from .families import EXTENDED, FAMILIES, Family, get_family
 from .families.check import check_family, precheck
 from .families.variants import SURFACE_KINDS, surface_problems
 from .rows import family_columns
-from .splits import SplitPlan, overlaps, seeded
+from .splits import SplitPlan, drawn_family, overlaps
 
 #: The name a release of only extended (or extended and canonical) families gets.
 EXTENDED_NAME = "MathBode-Extended"
@@ -160,13 +160,11 @@ def build_release(
     if split is not None:
         for other in split.against:  # refused before anything is generated, not after
             checked_manifest(Path(other), f"--against {other}")
-        drawable = [f for f in families if f.draws]
-        warnings += [
-            f"{f.name}: declares no draws, so it is left out of the fresh split" for f in families if not f.draws
-        ]
+        drawable = [f for f in families if f.draws and f.variant not in SURFACE_KINDS]
         if not drawable:
             raise UsageError("No family of --families declares draws, so none can make a fresh split.")
-        families = [seeded(f, split.seed) for f in drawable]
+        families, said = _seeded_families(families, split.seed)
+        warnings += said
         checked = set()  # each drawn family passed its check as it was drawn
         name = name or split.default_name(release_name(drawable))
     name = name or release_name(families)
@@ -212,6 +210,25 @@ def build_release(
         card = (card_renderer or render_card)(manifest, [family_facts(f) for f in families])
         manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings, warnings=tuple(warnings))
+
+
+def _seeded_families(families: list[Family], seed: str) -> tuple[list[Family], list[str]]:
+    """A fresh split's families (`splits.drawn_family`) and what was left out, said: a family
+    without draws, and a surface variant whose original is not drawn (a kernel variant is a family
+    of its own answers, drawn like any other when it declares draws)."""
+    drawn: dict[str, Family] = {}
+    out: list[Family] = []
+    said: list[str] = []
+    for family in families:
+        surface = family.variant in SURFACE_KINDS
+        if surface and family.variant_of not in drawn:
+            said.append(f"{family.name}: its original {family.variant_of} is not in the fresh split, so it is left out")
+        elif surface or family.draws:
+            drawn[family.name] = drawn_family(family, seed, drawn)
+            out.append(drawn[family.name])
+        else:
+            said.append(f"{family.name}: declares no draws, so it is left out of the fresh split")
+    return out, said
 
 
 def _check_pairs(families: list[Family], folder: Path, fmt: str) -> None:

@@ -36,6 +36,7 @@ from .families.certify import CertificationError, compile_ball, prove_over
 from .families.check import MAX_ABS_ANSWER, MIN_SWING, check_family
 from .families.family import Family, FamilyDefinitionError, Variant
 from .families.roots import RootRuleError
+from .families.variants import GAP_SEED, SURFACE_KINDS, surface_variant
 from .rows import sweep_p_values, sweep_unit
 
 #: Attempts per question before the family is given up (a family whose draws are mostly invalid
@@ -120,6 +121,21 @@ def seeded(family: Family, seed: str) -> Family:
         if all(f.code == "unpinned" for f in report.problems):
             return split
     raise SplitError(f"family {family.name!r}: no drawn split passed its check; narrow its draws")
+
+
+def drawn_family(family: Family, seed: str, drawn: dict[str, Family] | None = None) -> Family:
+    """`family` in the fresh split `seed`. A surface variant is its drawn original renamed, never
+    drawn on its own (that would give it other numbers and break its pairing): the same drawn
+    questions, its names from its own surface seed. `drawn`: originals already drawn, by name
+    (else the original is drawn here: the draw is a pure function of the seed, so it is the same)."""
+    if family.variant in SURFACE_KINDS and family.variant_of is not None:
+        original = (drawn or {}).get(family.variant_of)
+        if original is None:
+            from .families import get_family
+
+            original = seeded(get_family(family.variant_of), seed)
+        return surface_variant(original, family.variant, family.surface_seed or GAP_SEED)
+    return seeded(family, seed)
 
 
 @dataclass(frozen=True)

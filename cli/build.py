@@ -81,7 +81,8 @@ GAP_NAME = "MathBode-GAP"
     default=None,
     help="Build a paired release: each family of --families, then its GAP variants (four surface renamings "
     "DL, DLC, DLM, GS, and its built-in kernel rewrites), every variant's rows paired with its original's "
-    "(see docs/variants.md).",
+    "(see docs/variants.md). With --seed, of the fresh split: the surface variants of the drawn families, "
+    "the kernels that declare draws.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
@@ -109,11 +110,6 @@ def main(
         raise click.BadParameter("give a non-empty seed", param_hint="--seed")
     if seed is not None and private and (problem := private_seed_problem(seed)):
         raise click.BadParameter(problem, param_hint="--seed")
-    if variants is not None and seed is not None:
-        raise click.UsageError(
-            "--variants builds a paired release of the families' own questions; a fresh split's variants "
-            "(--seed) are not built yet: leave out one of the two."
-        )
     with CardHelper() as helper:
         from mathbode.builder.families import resolve_families
         from mathbode.builder.release import build_release, stderr_progress
@@ -129,9 +125,11 @@ def main(
             families, said = gap_families(families)
             for line in said:
                 click.echo(f"Note: {line}", err=True)
-            name = name or GAP_NAME
         progress = None if quiet else stderr_progress
         split = SplitPlan(seed, private, prompts_only, tuple(Path(a) for a in against)) if seed is not None else None
+        if variants is not None:
+            # A split of the paired release is named as splits are: MathBode-GAP-split-<seed>.
+            name = name or (split.default_name(GAP_NAME) if split is not None else GAP_NAME)
         result = build_release(
             families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render, name=name, split=split
         )

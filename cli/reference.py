@@ -52,10 +52,10 @@ class BuilderTruth:
         def drawn(family: str) -> pa.Table | None:
             from mathbode.builder.families import get_family
             from mathbode.builder.rows import family_table
-            from mathbode.builder.splits import seeded
+            from mathbode.builder.splits import drawn_family
 
             try:
-                return family_table(seeded(get_family(family), chosen))
+                return family_table(drawn_family(get_family(family), chosen))
             except UnknownNameError:
                 return None
 

@@ -371,3 +371,31 @@ def test_batch_write_and_dry_run_dedupe_say_the_paired_release_cost(paired, tmp_
     # Without --dedupe every row is a request: the paired release multiplies the cost by its families.
     result = CliRunner().invoke(run_cli, [*argv[:-1], "--dry-run"], env={"OPENAI_API_KEY": None})
     assert result.exit_code == 0 and f"4,608 rows, {distinct:,} distinct prompts, 4,608 requests" in result.output
+
+
+def test_a_fresh_split_of_the_paired_release_keeps_each_surface_row_paired(tmp_path):
+    out = tmp_path / "split"
+    argv = ["--variants", "gap", "--families", "linear_solve", "--seed", "gap-test", "--out", str(out), "-q"]
+    result = CliRunner().invoke(build_cli, argv)
+    assert result.exit_code == 0, result.output
+    # The built-in kernels declare no draws: left out, and said.
+    assert "linear_solve__kernel: declares no draws, so it is left out of the fresh split" in result.output
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert manifest["name"] == "MathBode-GAP-split-gap-test" and manifest["split"] == {"seed": "gap-test"}
+    assert list(manifest["families"]) == ["linear_solve", *(f"linear_solve__{k}" for k in ("dl", "dlc", "dlm", "gs"))]
+    original = pq.read_table(out / "data" / "linear_solve.parquet")
+    for kind in SURFACE_KINDS:
+        entry = manifest["families"][f"linear_solve__{kind.lower()}"]
+        # The names are the paired release's (the surface seed), the numbers the split's.
+        assert entry["surface"] == {"seed": "gap-1", "names": surface_names(FAMILIES["linear_solve"], kind)}
+        table = pq.read_table(out / "data" / f"linear_solve__{kind.lower()}.parquet")
+        for field in PAIRED_FIELDS:
+            a = table.column(field).to_numpy(zero_copy_only=False)
+            b = original.column(field).to_numpy(zero_copy_only=False)
+            same = a.view(np.int64) == b.view(np.int64) if a.dtype == np.float64 else a == b
+            assert same.all(), (kind, field)
+    # Drawn anew: the split's truth is not the canonical family's.
+    packaged = family_table(FAMILIES["linear_solve"]).column("ground_truth").to_numpy()
+    assert not np.array_equal(original.column("ground_truth").to_numpy(), packaged)
+    result = CliRunner().invoke(validate_cli, [str(out)])
+    assert result.exit_code == 0 and "valid dataset (0 error(s)" in result.output, result.output
