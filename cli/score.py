@@ -35,7 +35,7 @@ from mathbode.evaluator.report import (
 )
 from mathbode.evaluator.results import Results, json_safe
 from mathbode.evaluator.scoring import Scored, score
-from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
+from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES, start_loading_t_distribution
 from mathbode.hub.reference import resolve_reference
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
@@ -294,6 +294,8 @@ def _score_files(
             "half): score against the full split, which its keeper holds."
         )
     universe = release.universe if release else None
+    if resamples > 0:
+        start_loading_t_distribution()  # the intervals' t quantiles, loaded while the files are read
     submissions, digests = [], []
     for path in predictions:
         sub = read_submission(path, universe)
