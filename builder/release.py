@@ -176,8 +176,10 @@ def build_release(
         generation = stack.enter_context(closing(_Generation(families, tmp, fmt, prompts_only, checked)))
         if card_renderer is None:
             card_classes()  # the card library's import, on this core while the families are generated
-        for family, (entry, file, seconds, said) in zip(families, generation, strict=True):
+        facts: list[FamilyFacts] = []
+        for family, (entry, file, seconds, said, family_card) in zip(families, generation, strict=True):
             timings[family.name] = seconds
+            facts.append(family_card)
             warnings += [f"{family.name}: {w}" for w in said]
             rel = entry.files[0]
             entries[family.name], files[rel] = entry, file
@@ -195,7 +197,7 @@ def build_release(
             overlap=overlaps(tmp, files, split.against) if split is not None else None,
             prompts_only=prompts_only,
         )
-        card = (card_renderer or render_card)(manifest, [family_facts(f) for f in families])
+        card = (card_renderer or render_card)(manifest, facts)
         manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings, warnings=tuple(warnings))
 
@@ -204,12 +206,17 @@ def build_release(
 _JOBS: list[Family] = []
 
 
-Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...]]
+Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...], FamilyFacts]
 
 
 def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = False, check: bool = False) -> Written:
     """Generate one family and write its data file into `folder`: its manifest entries, the
-    seconds its rows took to generate, and what its check (with `check`) warned of."""
+    seconds its rows took to generate, what its check (with `check`) warned of, and its facts
+    for the card.
+
+    The facts are taken here, where the rows were just made: the family's solutions (sympy's
+    solve) are cached on it by then. A forked worker's cache never reaches the parent, which
+    would solve every family's equations again for the card's formula and answer kind."""
     start = time.perf_counter()
     columns = family_columns(family)
     seconds = time.perf_counter() - start
@@ -224,7 +231,8 @@ def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = Fa
     rel = data_path(family.name, fmt)
     _write_table(table, folder / rel, fmt)
     entry = FamilyEntry(family.version, table.num_rows, content_hash(table), (rel,), family.origin, prompts, facts)
-    return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds, said
+    file = FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes)
+    return entry, file, seconds, said, family_facts(family)
 
 
 def _checked(family: Family, table: pa.Table) -> tuple[str, ...]:
