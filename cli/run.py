@@ -254,7 +254,7 @@ def main(
         )
     if then_score:
         # The scorer and its report (0.2-0.5 s of imports) load only for --score: a plain run never uses them.
-        from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
+        from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 
         from .score import score_and_report
 

@@ -11,7 +11,7 @@ import sys
 import textwrap
 
 from mathbode.evaluator.results import json_safe
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.schema import read_submission
 
 
@@ -47,7 +47,7 @@ def test_score_loads_the_t_quantiles_ahead_and_its_intervals_are_the_scorers_own
     code = f"""
         import sys, threading
         from mathbode.cli import launch
-        import mathbode.evaluator.uncertainty as uncertainty
+        import mathbode.evaluator.scorer.uncertainty as uncertainty
         started = []
         real = uncertainty.start_loading_t_distribution
         def spy():
