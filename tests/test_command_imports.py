@@ -80,3 +80,12 @@ def test_a_run_without_score_never_loads_the_scorer(tmp_path):
     argv += ["--preset", "SMOKE"]
     found = _modules_after(argv, ["mathbode.evaluator", "scipy.special", "jsonschema"])
     assert found == {"mathbode.evaluator": False, "scipy.special": False, "jsonschema": False}
+
+
+def test_the_canonical_build_never_loads_the_release_reader(tmp_path):
+    """The reader and its schema checks are for reading a release back (a split's overlaps):
+    the canonical build writes one and never reads it."""
+    argv = ["build", "--families", "all", "--out", str(tmp_path / "dist"), "-q"]
+    found = _modules_after(argv, ["mathbode.schema.dataset", "mathbode.schema.compiled"])
+    assert found == {"mathbode.schema.dataset": False, "mathbode.schema.compiled": False}
+    assert (tmp_path / "dist" / "MANIFEST.json").is_file()
