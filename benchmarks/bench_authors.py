@@ -1,6 +1,6 @@
 """`mathbode score` against the paper authors' own evaluation code (MathBode-Eval), in one run.
 
-    python benchmarks/bench_authors.py --authors PATH [--repeat 5] [--dist dist]
+    python benchmarks/bench_authors.py --authors PATH [--repeat 5] [--dist dist] [--no-figures]
 
 PATH is a checkout of github.com/charleslwang/MathBode-Eval (public; not part of this
 repository, nothing of it is copied here). Its `summarize.py` loads the release from the Hub;
@@ -99,6 +99,7 @@ def main() -> None:
     parser.add_argument("--authors", type=Path, required=True, help="a checkout of MathBode-Eval")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--dist", type=Path, default=Path("dist"))
+    parser.add_argument("--no-figures", action="store_true", help="only the comparison without figures (issue #41's)")
     args = parser.parse_args()
     if not (args.authors / "mathbode" / "summarize.py").is_file():
         raise SystemExit(f"{args.authors}: no mathbode/summarize.py; give a checkout of MathBode-Eval")
@@ -141,7 +142,7 @@ def main() -> None:
             shutil.rmtree(out)
             return t
 
-        for figures in (False, True):
+        for figures in (False,) if args.no_figures else (False, True):
             a, b = [], []
             theirs(figures), ours(figures)  # warm the file cache and each program's first-run work
             for _ in range(args.repeat):

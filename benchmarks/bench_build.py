@@ -4,7 +4,8 @@ family, peak memory, naive ratio.
     python benchmarks/bench_build.py [--repeat 5] [--naive-rows 2000]
 
 Prints figures, not pass/fail. The command is timed turn about with the baseline commit's
-(`common.BASELINE_COMMIT`, same Python and files), median of `--repeat`. The naive way computes
+(`common.BASELINE_COMMIT`, same Python and files) and with the import floor (`python -c "import
+pandas, pyarrow.parquet, sympy"`, issue #41), median of `--repeat`. The naive way computes
 each row's answer with sympy `subs` + `evalf` on the family's solution; it is timed on a sample
 of rows and scaled to the full row count (timing all 47,040 rows naively takes minutes).
 """
@@ -24,11 +25,14 @@ from pathlib import Path
 
 from common import BASELINE_COMMIT, baseline_command
 
+#: The import floor of issue #41: what any build must load before it computes a row.
+IMPORT_FLOOR = [sys.executable, "-c", "import pandas, pyarrow.parquet, sympy"]
 
-def command_wall_times(repeat: int, baseline: list[str]) -> tuple[list[float], list[float]]:
-    """(this build's times, the baseline's), run turn about so a slow spell hits both."""
+
+def command_wall_times(repeat: int, baseline: list[str]) -> tuple[list[float], list[float], list[float]]:
+    """(this build's times, the baseline's, the import floor's), run turn about so a slow spell hits all three."""
     exe = [str(Path(sys.executable).with_name("mathbode-build"))]
-    times: tuple[list[float], list[float]] = ([], [])
+    times: tuple[list[float], list[float], list[float]] = ([], [], [])
     for _ in range(repeat):
         for which, command in enumerate((exe, baseline)):
             out = Path(tempfile.mkdtemp()) / "dist"
@@ -36,6 +40,9 @@ def command_wall_times(repeat: int, baseline: list[str]) -> tuple[list[float], l
             subprocess.run([*command, "--families", "all", "--out", str(out), "-q"], check=True)
             times[which].append(time.perf_counter() - start)
             shutil.rmtree(out.parent)
+        start = time.perf_counter()
+        subprocess.run(IMPORT_FLOOR, check=True)
+        times[2].append(time.perf_counter() - start)
     return times
 
 
@@ -72,7 +79,7 @@ def main() -> None:
     from mathbode.builder.release import build_release
 
     with tempfile.TemporaryDirectory() as tmp:
-        walls, base_walls = command_wall_times(args.repeat, baseline_command(Path(tmp), "build"))
+        walls, base_walls, floors = command_wall_times(args.repeat, baseline_command(Path(tmp), "build"))
     peak = child_peak_rss_mb()
 
     def timed_build():
@@ -98,6 +105,10 @@ def main() -> None:
     print(
         f"baseline {BASELINE_COMMIT}: median {statistics.median(base_walls):.3f} s; baseline / now = "
         f"{statistics.median(base_walls) / statistics.median(walls):.2f}x (target >= 1.4x)"
+    )
+    print(
+        f"import floor (`import pandas, pyarrow.parquet, sympy`): median {statistics.median(floors):.3f} s; "
+        f"build / floor = {statistics.median(walls) / statistics.median(floors):.2f}x (target <= 1.5x)"
     )
     print(f"peak RSS of the command: {peak:.0f} MB; target < 400 MB")
     print("generation inside the process, per family:      cold (first build)   warm (second build)")

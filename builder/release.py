@@ -29,7 +29,6 @@ from mathbode.core.errors import UsageError
 from mathbode.core.forking import can_fork, ignore_sigint, sigint_held, usable_cores
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
-from mathbode.schema.dataset import checked_manifest
 from mathbode.schema.layout import layout
 from mathbode.schema.manifest import (
     MANIFEST,
@@ -158,6 +157,9 @@ def build_release(
                 f"`mathbode family check {family.name}` checks it in full."
             )
     if split is not None:
+        # The release reader loads for a split's build only (the canonical build never reads one back).
+        from mathbode.schema.dataset import checked_manifest
+
         for other in split.against:  # refused before anything is generated, not after
             checked_manifest(Path(other), f"--against {other}")
         drawable = [f for f in families if f.draws and f.variant not in SURFACE_KINDS]
@@ -187,8 +189,10 @@ def build_release(
         generation = stack.enter_context(closing(_Generation(families, tmp, fmt, prompts_only, checked)))
         if card_renderer is None:
             card_classes()  # the card library's import, on this core while the families are generated
-        for family, (entry, file, seconds, said) in zip(families, generation, strict=True):
+        facts: list[FamilyFacts] = []
+        for family, (entry, file, seconds, said, family_card) in zip(families, generation, strict=True):
             timings[family.name] = seconds
+            facts.append(family_card)
             warnings += [f"{family.name}: {w}" for w in said]
             rel = entry.files[0]
             entries[family.name], files[rel] = entry, file
@@ -207,7 +211,7 @@ def build_release(
             overlap=overlaps(tmp, files, split.against) if split is not None else None,
             prompts_only=prompts_only,
         )
-        card = (card_renderer or render_card)(manifest, [family_facts(f) for f in families])
+        card = (card_renderer or render_card)(manifest, facts)
         manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings, warnings=tuple(warnings))
 
@@ -263,12 +267,17 @@ def _read_table(path: Path, fmt: str) -> pa.Table:
 _JOBS: list[Family] = []
 
 
-Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...]]
+Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...], FamilyFacts]
 
 
 def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = False, check: bool = False) -> Written:
     """Generate one family and write its data file into `folder`: its manifest entries, the
-    seconds its rows took to generate, and what its check (with `check`) warned of."""
+    seconds its rows took to generate, what its check (with `check`) warned of, and its facts
+    for the card.
+
+    The facts are taken here, where the rows were just made: the family's solutions (sympy's
+    solve) are cached on it by then. A forked worker's cache never reaches the parent, which
+    would solve every family's equations again for the card's formula and answer kind."""
     start = time.perf_counter()
     columns = family_columns(family)
     seconds = time.perf_counter() - start
@@ -295,7 +304,8 @@ def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = Fa
         variant=family.variant,
         surface=surface,
     )
-    return entry, FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes), seconds, said
+    file = FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes)
+    return entry, file, seconds, said, family_facts(family)
 
 
 def _checked(family: Family, table: pa.Table) -> tuple[str, ...]:

@@ -25,7 +25,6 @@ from pathlib import Path
 import pyarrow as pa
 
 from mathbode.core.errors import UsageError
-from mathbode.schema.dataset import checked_manifest, open_table
 from mathbode.schema.layout import SINUSOID, Sweep, layout
 from mathbode.schema.manifest import FileEntry
 from mathbode.schema.packaged import packaged_rows
@@ -171,6 +170,10 @@ def _prompts(tables: list[pa.Table]) -> set[str]:
 def overlaps(folder: Path, files: dict[str, FileEntry], against: tuple[Path, ...]) -> dict[str, dict[str, int]]:
     """Distinct prompts of the release in `folder` that the canonical release (and each earlier
     split in `against`) also holds: a fresh split's overlap, expected 0."""
+    # The release reader and its schema checks (0.1-0.3 s of imports) load only for a split's build:
+    # the canonical build never reads a release back.
+    from mathbode.schema.dataset import checked_manifest, open_table
+
     ours = _prompts([open_table(folder / rel) for rel in files])
     canonical = _prompts([packaged_rows(name) for name in layout().families])
     out = {CANONICAL_RELEASE: {"prompts_in_common": len(ours & canonical), "of": len(ours)}}

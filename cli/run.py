@@ -12,7 +12,6 @@ import click
 
 from mathbode.core.atomic import check_replaceable, real_path
 from mathbode.core.errors import MathBodeError, UsageError
-from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 from mathbode.runner.config import DEFAULT_HISTORY, PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.cost import estimate, load_counter
 from mathbode.runner.progress import Progress
@@ -32,7 +31,6 @@ from .options import (
     system_prompt_text,
     tokenizer_option,
 )
-from .score import score_and_report
 
 
 class RunIncomplete(MathBodeError):
@@ -264,6 +262,11 @@ def main(
             f"Re-run the same command to retry them:\n  {resume}"
         )
     if then_score:
+        # The scorer and its report (0.2-0.5 s of imports) load only for --score: a plain run never uses them.
+        from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
+
+        from .score import score_and_report
+
         score_and_report((output,), reference, report_folder, resamples=DEFAULT_RESAMPLES)
     remaining = result.rows - result.skipped - answered
     if remaining:

@@ -1,4 +1,9 @@
-"""Shared fixtures: one fresh build per test session (about a second), and the committed dist/."""
+"""Shared fixtures: one fresh build per test session (about a second), and the committed dist/.
+
+The suite runs on every core (pytest-xdist, `-n auto`): each worker is a session of its own, so a
+session fixture is built once per worker, and everything a test writes lives under its tmp_path
+(each worker has its own base folder) and every server it starts listens on port 0.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,29 @@ from mathbode.builder.release import build_release
 REPO = Path(__file__).resolve().parent.parent
 COMMITTED_DIST = REPO / "dist"
 
+#: Test modules whose verdicts no float that numpy or OpenBLAS computes can change: they check
+#: bytes pushed to and fetched from a Hub, a card's text against its files, the layout's counts,
+#: JSON Schemas, pandas staying unimported, a hostile server's messages, and a browser's rendering
+#: of numbers copied from one results document (compared with that same document, never with a
+#: second computation). `.ci/other-kernels` skips them (`-m "not cpu_independent"`); every other
+#: module builds rows (numpy's sines under pinned hashes), fits, scores or compares computed
+#: floats, and runs under every kernel set. A module that starts computing floats leaves this list.
+CPU_INDEPENDENT = {
+    "test_card",
+    "test_hostile_server",
+    "test_hub",
+    "test_layout",
+    "test_pandas_probe",
+    "test_schema_contract",
+    "test_site",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module is not None and item.module.__name__.rpartition(".")[2] in CPU_INDEPENDENT:
+            item.add_marker(pytest.mark.cpu_independent)
+
 
 @pytest.fixture(scope="session")
 def reference():
@@ -21,6 +49,22 @@ def reference():
     from mathbode.schema import layout
 
     return canonical_reference(list(layout().families))
+
+
+@pytest.fixture(scope="session")
+def full_rows(reference):
+    """FULL's rows as dicts, selected once per session (read, never changed, by the tests that take them)."""
+    from mathbode.schema.selection import select_rows
+
+    return select_rows(reference.table, "FULL")
+
+
+@pytest.fixture(scope="session")
+def all_rows(reference):
+    """ALL's rows as dicts, selected once per session (read, never changed, by the tests that take them)."""
+    from mathbode.schema.selection import select_rows
+
+    return select_rows(reference.table, "ALL")
 
 
 def score_lines(lines, reference, tmp_path, name="sub", **kw):
@@ -100,7 +144,7 @@ def convert_and_score(tmp_path, logs, extra=()):
     return out, result.output, scores
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def smoke(reference, tmp_path_factory):
     """The exact answers to SMOKE as a submission file (read, never changed, by the tests that take it)."""
     from mathbode.builder.oracle import baseline_lines

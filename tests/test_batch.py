@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mathbode.builder.oracle import baseline_lines, canonical_reference
+from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.batch import main as batch_cli
 from mathbode.cli.run import main as run_cli
 from mathbode.evaluator.scorer.scoring import score
@@ -27,11 +27,6 @@ from .fixtures.stub_openai import StubOpenAI
 
 LAY = layout()
 ENV = {"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None}
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return canonical_reference(list(LAY.families))
 
 
 @pytest.fixture(scope="module")

@@ -24,11 +24,6 @@ LAY = layout()
 T = LAY.time_steps
 
 
-@pytest.fixture(scope="module")
-def full_rows(reference):
-    return select_rows(reference.table, "FULL")
-
-
 def _answers(rows, transform, seed=0):
     """Prediction lines: transform(truth array, rng) -> answers (NaN: no answer) per sweep."""
     rng = np.random.default_rng(seed)

@@ -6,14 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mathbode.schema.selection import key_fields, select_rows
+from mathbode.schema.selection import key_fields
 
 from .conftest import by_sweep, score_lines
-
-
-@pytest.fixture(scope="module")
-def full_rows(reference):
-    return select_rows(reference.table, "FULL")
 
 
 def test_a_memoryless_model_has_no_lag_and_its_inconsistency_is_reported(reference, full_rows, tmp_path):

@@ -31,8 +31,8 @@ SECRET = "sk-test-secret-0123456789"
 
 
 @pytest.fixture(scope="module")
-def smoke_rows():
-    return select_rows(canonical_reference(list(LAY.families)).table, "SMOKE")
+def smoke_rows(reference):
+    return select_rows(reference.table, "SMOKE")
 
 
 @pytest.fixture(scope="module")

@@ -27,11 +27,6 @@ from .conftest import COMMITTED_DIST, score_lines
 LAY = layout()
 
 
-@pytest.fixture(scope="module")
-def all_rows(reference):
-    return select_rows(reference.table, "ALL")
-
-
 def _sinusoid_sweeps(rows):
     sweeps: dict[tuple, list[dict]] = {}
     for r in rows:

@@ -25,11 +25,6 @@ LAY = layout()
 HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
 
 
-@pytest.fixture(scope="module")
-def full_rows(reference):
-    return select_rows(reference.table, "FULL")
-
-
 def _answers(rows, transform):
     """Prediction lines: `transform(sweep truths as an array) -> answers` applied per sweep."""
     lines = []
