@@ -127,13 +127,14 @@ def drawn_family(family: Family, seed: str, drawn: dict[str, Family] | None = No
     drawn on its own (that would give it other numbers and break its pairing): the same drawn
     questions, its names from its own surface seed. `drawn`: originals already drawn, by name
     (else the original is drawn here: the draw is a pure function of the seed, so it is the same)."""
-    if family.variant in SURFACE_KINDS and family.variant_of is not None:
+    kind = family.variant
+    if kind is not None and kind in SURFACE_KINDS and family.variant_of is not None:
         original = (drawn or {}).get(family.variant_of)
         if original is None:
             from .families import get_family
 
             original = seeded(get_family(family.variant_of), seed)
-        return surface_variant(original, family.variant, family.surface_seed or GAP_SEED)
+        return surface_variant(original, kind, family.surface_seed or GAP_SEED)
     return seeded(family, seed)
 
 
