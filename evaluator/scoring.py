@@ -13,6 +13,7 @@ import numpy as np
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.answers import Answers, Prediction
+from mathbode.schema.drives import MultitonePlan
 from mathbode.schema.keys import (
     RowKey,
     SweepKey,
@@ -21,7 +22,7 @@ from mathbode.schema.keys import (
     preset_sweep_keys,
     row_key_of,
 )
-from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.layout import CHIRP, SINUSOID, STEP, layout
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate_array
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
@@ -39,6 +40,7 @@ from .aggregate import (
 from .diagnostics import diagnostics, transient_tables
 from .dynamics import dynamics
 from .metrics import SWEEP_METRICS, sweep_metrics
+from .multitone import MultitoneSweep, measure_family, summarize
 from .phase_parts import phase_parts
 from .reference_index import reference_index
 from .repeatability import repeatability
@@ -317,7 +319,8 @@ def score(
     sweep_numbers, counts = np.unique(answers.row // T, return_counts=True)
     answered = {order[s]: n for s, n in zip(sweep_numbers.tolist(), counts.tolist(), strict=True)}
     touched: set[SweepKey] = {s for s in answered if s.signal_type == SINUSOID}
-    transient_sweeps = {s for s in answered if s.signal_type != SINUSOID}
+    transient_sweeps = {s for s in answered if s.signal_type in (CHIRP, STEP)}
+    multitone_answered = [s for s in index.multitone_sweeps if s in answered]
     answered_families = {s.family for s in touched}
     if preset:
         preset_name = lay.preset_name(preset) if preset.upper() != ALL_PRESET else ALL_PRESET
@@ -395,10 +398,14 @@ def score(
     parts = phase_parts(sweeps, config.mid_band)
     if parts:
         extra["phase_parts"] = parts
+    if multitone_answered:
+        extra["multitone"] = multitone_reading(index, y_all, multitone_answered, universe.layout.multitone)
     found = dynamics(sweeps, conditions) if n_sweeps else None
     if found is not None:
         extra["dynamics"] = found
-    if not n_sweeps:
+    if not n_sweeps and multitone_answered:
+        total["note"] = "no sinusoid rows: a multi-tone release is read by its multitone section"
+    elif not n_sweeps:
         total["note"] = "no sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only"
     return Scored(
         label=label,
@@ -429,3 +436,22 @@ def score(
         step_curves=step_curves,
         traces=traces,
     )
+
+
+def multitone_reading(index: Any, y_all: np.ndarray, answered: list[SweepKey], plan: MultitonePlan) -> dict[str, Any]:
+    """`multitone` of scores.json: each family's multi-tone measurement (see `multitone`) and the overall summary."""
+    by_family: dict[str, list[MultitoneSweep]] = {}
+    for s in answered:
+        steps = index.steps[s]
+        by_family.setdefault(s.family, []).append(
+            MultitoneSweep(
+                s.signal_type,
+                s.question_id,
+                int(s.frequency_cycles or 0),
+                int(s.phase_deg or 0),
+                index.truth[steps],
+                y_all[steps],
+            )
+        )
+    families = {f: m for f, sweeps in by_family.items() if (m := measure_family(sweeps, plan)) is not None}
+    return {"families": families, "summary": summarize(families)}
