@@ -41,10 +41,11 @@ from collections import defaultdict
 
 import numpy as np
 
-from mathbode.evaluator import uncertainty
-from mathbode.evaluator.aggregate import HEADLINE, PAPER_CONFIG, SWEEP_COLUMNS
+from mathbode.evaluator.results import HEADLINE
+from mathbode.evaluator.scorer import uncertainty
+from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, SWEEP_COLUMNS
+from mathbode.evaluator.scorer.uncertainty import INPUTS, family_headline, paired_difference, score_intervals
 from mathbode.evaluator.table import Table
-from mathbode.evaluator.uncertainty import INPUTS, family_headline, paired_difference, score_intervals
 from mathbode.schema.layout import layout
 
 FAMILIES = tuple(layout().families)

@@ -29,8 +29,8 @@ import numpy as np  # noqa: E402
 
 from mathbode.builder.oracle import baseline_lines  # noqa: E402
 from mathbode.cli.run import main as run_cli  # noqa: E402
-from mathbode.evaluator.angles import angle_mean  # noqa: E402
-from mathbode.evaluator.scoring import score  # noqa: E402
+from mathbode.evaluator.scorer.angles import angle_mean  # noqa: E402
+from mathbode.evaluator.scorer.scoring import score  # noqa: E402
 from mathbode.hub.reference import resolve_reference  # noqa: E402
 from mathbode.schema import layout, read_submission  # noqa: E402
 from mathbode.schema.selection import select_rows  # noqa: E402

@@ -108,7 +108,7 @@ def certified_per_prompt(work: list) -> float:
 
 def check_seconds() -> dict[str, float]:
     from mathbode.builder.families import EXTENDED, FAMILIES
-    from mathbode.builder.family_check import check_family
+    from mathbode.builder.families.check import check_family
 
     out = {}
     for name, family in {**FAMILIES, **EXTENDED}.items():

@@ -20,7 +20,7 @@ from collections import defaultdict
 import numpy as np
 
 from mathbode.builder.oracle import canonical_reference
-from mathbode.evaluator.metrics import sweep_metrics
+from mathbode.evaluator.scorer.metrics import sweep_metrics
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import truncate
 

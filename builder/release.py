@@ -44,7 +44,7 @@ from mathbode.schema.manifest import (
 from mathbode.schema.splits import prompts_hash
 
 from .families import EXTENDED, FAMILIES, Family, get_family
-from .family_check import check_family, truth_facts
+from .families.check import check_family, truth_facts
 from .rows import family_columns
 from .splits import SplitPlan, canary, overlaps, seeded
 

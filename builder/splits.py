@@ -32,10 +32,10 @@ from mathbode.schema.manifest import FileEntry, read_manifest
 from mathbode.schema.packaged import packaged_rows
 from mathbode.schema.universe import CANONICAL_RELEASE
 
-from .certify import CertificationError, compile_ball, prove_over
-from .families.base import Family, FamilyDefinitionError, Variant
-from .family_check import MAX_ABS_ANSWER, MIN_SWING, check_family
-from .roots import RootRuleError
+from .families.certify import CertificationError, compile_ball, prove_over
+from .families.check import MAX_ABS_ANSWER, MIN_SWING, check_family
+from .families.family import Family, FamilyDefinitionError, Variant
+from .families.roots import RootRuleError
 from .rows import sweep_p_values, sweep_unit
 
 #: Attempts per question before the family is given up (a family whose draws are mostly invalid

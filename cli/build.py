@@ -10,6 +10,7 @@ import click
 from mathbode.cards.helper import CardHelper
 from mathbode.core.errors import MathBodeError
 from mathbode.schema.manifest import RELEASE_FORMATS
+from mathbode.schema.splits import private_seed_problem
 
 from .common import CONTEXT, exit_on_error, version_option
 
@@ -52,7 +53,8 @@ from .common import CONTEXT, exit_on_error, version_option
     "--seed",
     default=None,
     help="Draw a fresh split: new constants for every question from the families' draws, the same "
-    "bytes for the same seed on any machine (a label such as 2026-12 will do; a private split needs a secret one).",
+    "bytes for the same seed on any machine (a label such as 2026-12 will do; a private split needs a secret "
+    "one of 128 bits or more: secrets.token_hex(16)).",
 )
 @click.option(
     "--private",
@@ -103,6 +105,8 @@ def main(
         raise click.UsageError("--private, --prompts-only and --against describe a fresh split: give --seed too.")
     if seed is not None and not seed.strip():
         raise click.BadParameter("give a non-empty seed", param_hint="--seed")
+    if seed is not None and private and (problem := private_seed_problem(seed)):
+        raise click.BadParameter(problem, param_hint="--seed")
     with CardHelper() as helper:
         from mathbode.builder.families import resolve_families
         from mathbode.builder.release import build_release, stderr_progress

@@ -40,7 +40,8 @@ def main(spec: str | None, as_json: bool) -> None:
             "p_range": list(family.p_range),
             "p0": family.p0,
             "answer": family.formula,
-            "origin": family.origin or "mathbode (built in)",
+            # A built-in family names the package it lives in, as docs/family-guide.md does.
+            "origin": family.origin or f"mathbode.builder.families.{release}",
             "release": release,
         }
         if as_json:

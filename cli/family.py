@@ -30,9 +30,9 @@ def check(targets: tuple[str, ...], namespace: str | None) -> None:
     """Check families: each TARGET is a family name (or all, extended, installed, NAMESPACE.*) or a
     FILE.py that defines families. Exits 1 if any family fails."""
     from mathbode.builder.families import resolve_families
-    from mathbode.builder.family_check import check_family
-    from mathbode.builder.family_files import families_from_file
-    from mathbode.builder.plugins import namespaced, valid_namespace
+    from mathbode.builder.families.check import check_family
+    from mathbode.builder.families.files import families_from_file
+    from mathbode.builder.families.plugins import namespaced, valid_namespace
 
     if namespace is not None and not valid_namespace(namespace):
         raise UsageError(f"--namespace {namespace!r}: lowercase letters, digits and _, starting with a letter.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -24,7 +25,12 @@ def _endpoint() -> str:
 @version_option
 @click.argument("dist", type=click.Path(path_type=Path))
 @click.option("--repo-id", required=True, help="Dataset repository ORG/NAME (created if missing).")
-@click.option("--private", is_flag=True, help="Create the repository as private.")
+@click.option(
+    "--private",
+    is_flag=True,
+    help="Create the repository as private; refused if it exists and is public (a push never changes a "
+    "repository's visibility). Required for a private split's full release (its ground truth).",
+)
 @click.option("--revision", default=None, help="Branch to commit to (default: main).")
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to the branch.")
 @click.option("--token", default=None, help="Hub token with write access (default: HF_TOKEN, then the saved login).")
@@ -35,7 +41,12 @@ def _endpoint() -> str:
     metavar="PREFIX",
     help="Also publish one repository per family, named PREFIX-<family>, each with its own card.",
 )
-@click.option("--dry-run", is_flag=True, help="Print what would be published; make no network connection.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print what would be published and check what can be checked; send nothing (with --private, "
+    "the one connection made reads the repository's visibility).",
+)
 @exit_on_error
 def main(
     dist: Path,
@@ -62,8 +73,15 @@ def main(
                 folder = family_release(dist, family, family_repo, plans[0].repo_id, Path(tmp) / family)
                 label = f"{dist} ({family} only)"
                 plans.append(publish.plan_release(folder, family_repo, label=label, truth=builder_truth))
+        for plan in plans:  # the dry run refuses what the push would, before saying anything else
+            publish.refuse_public_truth(plan, private)
         if dry_run:
-            click.echo("\n\n".join(publish.describe(p, endpoint, revision, create_pr, private) for p in plans))
+            said = [publish.describe(p, endpoint, revision, create_pr, private) for p in plans]
+            if private:  # the one read a dry run makes: whether --private can hold (nothing is sent)
+                quiet_token = token or os.environ.get("HF_TOKEN") or None
+                checks = [publish.dry_run_visibility(p, private, quiet_token) for p in plans]
+                said = [f"{d}\n{c}" for d, c in zip(said, checks, strict=True)]
+            click.echo("\n\n".join(said))
             click.echo("\nDry run: nothing was sent.")
             return
         secret = publish.resolve_token(token)

@@ -11,7 +11,7 @@ from typing import Callable
 
 import pyarrow as pa
 
-from mathbode.core.errors import UnknownNameError
+from mathbode.core.errors import UnknownNameError, UsageError
 
 
 class BuilderTruth:
@@ -19,8 +19,12 @@ class BuilderTruth:
     None for a family its registry does not know (a plugin's, not installed here): the validator
     then checks that family's layout and counts and says its content was not checked.
 
-    `for_split` gives the truth of a fresh split: each family drawn again from the split's seed
-    (none for a private split, whose seed is not published)."""
+    `for_split` gives the truth of a fresh split: each family drawn again from the split's seed,
+    or for a private split from `keeper_seed` (its keeper's, which must match the commitment the
+    manifest records); None for a private split without it."""
+
+    def __init__(self, keeper_seed: str | None = None) -> None:
+        self.keeper_seed = keeper_seed
 
     def __call__(self, family: str) -> pa.Table | None:
         from mathbode.builder.oracle import true_rows
@@ -32,8 +36,18 @@ class BuilderTruth:
 
     def for_split(self, split: dict[str, str]) -> Callable[[str], pa.Table | None] | None:
         seed = split.get("seed")
+        if seed is None and self.keeper_seed is not None and "seed_sha256" in split:
+            from mathbode.builder.splits import seed_commitment
+
+            if seed_commitment(self.keeper_seed) != split["seed_sha256"]:
+                raise UsageError(
+                    "--seed is not this private split's seed: its sha256 does not match the commitment "
+                    f"{split['seed_sha256']} that the release's MANIFEST.json records."
+                )
+            seed = self.keeper_seed
         if seed is None:
             return None
+        chosen = seed
 
         def drawn(family: str) -> pa.Table | None:
             from mathbode.builder.families import get_family
@@ -41,7 +55,7 @@ class BuilderTruth:
             from mathbode.builder.splits import seeded
 
             try:
-                return family_table(seeded(get_family(family), seed))
+                return family_table(seeded(get_family(family), chosen))
             except UnknownNameError:
                 return None
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from mathbode.evaluator.background import BackgroundPlotter
-from mathbode.evaluator.report import render_report, saved_results
+from mathbode.evaluator.presentation.background import BackgroundPlotter
+from mathbode.evaluator.presentation.report import render_report, saved_results
 
 from .common import CONTEXT, exit_on_error, version_option
 

@@ -12,7 +12,7 @@ import click
 
 from mathbode.core.atomic import check_replaceable, real_path
 from mathbode.core.errors import MathBodeError, UsageError
-from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
+from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 from mathbode.runner.config import DEFAULT_HISTORY, PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.cost import estimate, load_counter
 from mathbode.runner.progress import Progress

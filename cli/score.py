@@ -13,11 +13,10 @@ import numpy as np
 from mathbode.core.atomic import check_replaceable
 from mathbode.core.digests import file_sha256
 from mathbode.core.errors import MathBodeError, ReferenceMismatchError, UsageError
-from mathbode.evaluator.aggregate import PAPER_CONFIG, ScoreConfig
-from mathbode.evaluator.background import BackgroundPlotter
-from mathbode.evaluator.compare import describe, groups, neighbour_tests
-from mathbode.evaluator.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
-from mathbode.evaluator.report import (
+from mathbode.evaluator.presentation.background import BackgroundPlotter
+from mathbode.evaluator.presentation.comparison import describe
+from mathbode.evaluator.presentation.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
+from mathbode.evaluator.presentation.report import (
     BRACKETS,
     FAMILY_COLUMNS,
     accuracy_text,
@@ -33,9 +32,12 @@ from mathbode.evaluator.report import (
     render_report,
     repeatability_text,
 )
+from mathbode.evaluator.ranking import groups
 from mathbode.evaluator.results import Results, json_safe
-from mathbode.evaluator.scoring import Scored, score
-from mathbode.evaluator.uncertainty import DEFAULT_RESAMPLES
+from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, ScoreConfig
+from mathbode.evaluator.scorer.compare import neighbour_tests
+from mathbode.evaluator.scorer.scoring import Scored, score
+from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mathbode.evaluator.site import build_site
+from mathbode.evaluator.presentation.site import build_site
 
 from .common import CONTEXT, exit_on_error, version_option
 

@@ -36,8 +36,14 @@ from .common import CONTEXT, exit_on_error, version_option
     "checked against its families (default: the canonical five). Release folders are checked against "
     "their own manifest either way.",
 )
+@click.option(
+    "--seed",
+    default=None,
+    help="A private split's seed (its keeper's): its rows are drawn again from it and every row compared, as "
+    "for a published seed. Checked against the commitment the release's manifest records.",
+)
 @exit_on_error
-def main(paths: tuple[str, ...], as_json: bool, max_examples: int, reference: str | None) -> None:
+def main(paths: tuple[str, ...], as_json: bool, max_examples: int, reference: str | None, seed: str | None) -> None:
     """Validate MathBode release folders (like dist/), family data files, predictions .jsonl files,
     or releases published on the Hub (hub:ORG/NAME[@REVISION]). A release may hold any families;
     one whose families this installation does not know is checked for layout and counts, and the
@@ -46,7 +52,7 @@ def main(paths: tuple[str, ...], as_json: bool, max_examples: int, reference: st
     Exit status: 0 when every path is valid, 1 when any is invalid, 2 on a usage error.
     """
     universe, split = _universe(reference)
-    reports = [_validate(p, universe, split, reference or "the canonical release") for p in paths]
+    reports = [_validate(p, universe, split, reference or "the canonical release", seed) for p in paths]
     if as_json:
         click.echo(
             json.dumps(
@@ -69,7 +75,9 @@ def _universe(reference: str | None) -> tuple[Universe | None, str]:
     return ref.universe, ref.split_hash
 
 
-def _validate(path: str, universe: Universe | None = None, split: str = "", against: str = "") -> Report:
+def _validate(
+    path: str, universe: Universe | None = None, split: str = "", against: str = "", seed: str | None = None
+) -> Report:
     """A local path, or `hub:ORG/NAME[@REV]`: a published release checked against its own manifest.
 
     A submission is checked without loading the release validator (its imports are a third of a
@@ -82,11 +90,15 @@ def _validate(path: str, universe: Universe | None = None, split: str = "", agai
         return sub.report
     from mathbode.schema.dataset import validate_dataset
 
-    from .reference import builder_truth
+    from .reference import BuilderTruth
 
+    truth = BuilderTruth(seed)
     if not is_hub_spec(path):
-        return validate_dataset(Path(path), builder_truth)
-    folder = fetch_release(path)
-    report = validate_dataset(folder, builder_truth, snapshot_boundary(folder))
-    report.path = path
+        report = validate_dataset(Path(path), truth)
+    else:
+        folder = fetch_release(path)
+        report = validate_dataset(folder, truth, snapshot_boundary(folder))
+        report.path = path
+    if seed is not None and report.kind == "dataset" and not report.summary.get("private_split"):
+        report.warning("seed", path, "--seed", "a private split (its manifest records seed_sha256)", "--seed ignored")
     return report

@@ -1,8 +1,17 @@
-"""The MathBode evaluator: strict parsing, harmonic fits, scores, reports and Bode plots."""
+"""The MathBode evaluator: two rooms around one document.
+
+- `scorer/` computes: strict parsing of answers, harmonic fits, per-sweep metrics, aggregation,
+  scores and their intervals, dynamics, transients, phase parts, repeatability, neighbour tests.
+- `presentation/` renders: report.md and its CSV files, the Bode plot and the other figures, the
+  plot worker, the leaderboard site and its assets.
+- Between them, the results document (`results`), which the scorer writes and the presentation
+  reads, with what both read it through: its tables (`table`), the ranking groups (`ranking`) and
+  the chirp curves (`curves`). Neither room imports the other (the contracts in pyproject.toml).
+"""
 
 from mathbode.schema.parsing import parse_response
 
-from .aggregate import PAPER_CONFIG, ScoreConfig
-from .scoring import Scored, score
+from .scorer.aggregate import PAPER_CONFIG, ScoreConfig
+from .scorer.scoring import Scored, score
 
 __all__ = ["PAPER_CONFIG", "ScoreConfig", "Scored", "parse_response", "score"]

@@ -37,6 +37,8 @@ from mathbode.schema.json_schemas import load_schema
 
 from .table import Table
 
+#: The headline scores: the paper's two and the calibrated two (docs/scoring.md, "Calibrated scores").
+HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
 FORMAT = "mathbode-results"
 #: The version this package writes and reads; a document of another is upgraded or refused.
 RESULTS_VERSION = 1

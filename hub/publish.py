@@ -18,7 +18,7 @@ from mathbode.core.digests import file_sha256
 from mathbode.core.errors import UsageError
 from mathbode.schema.content import TruthRows
 from mathbode.schema.dataset import validate_dataset
-from mathbode.schema.manifest import MANIFEST, read_manifest
+from mathbode.schema.manifest import MANIFEST, Manifest, read_manifest
 from mathbode.schema.release_paths import path_problem
 
 from .errors import PublishError, hub_errors
@@ -56,6 +56,46 @@ class PushPlan:
     @property
     def total_bytes(self) -> int:
         return sum(f.size for f in self.files)
+
+    @property
+    def private_truth(self) -> bool:
+        """The release is a private split with its ground truth: the answer key a leaderboard scores
+        against, which must only ever live in a private repository."""
+        return holds_private_truth(read_manifest(self.folder))
+
+
+def holds_private_truth(manifest: Manifest) -> bool:
+    """A private split (its manifest records a commitment to the seed, not the seed) whose rows
+    carry `ground_truth` (not its prompts-only half)."""
+    return bool(manifest.split and "seed_sha256" in manifest.split and not manifest.prompts_only)
+
+
+def refuse_public_truth(plan: PushPlan, private: bool) -> None:
+    """What can be said without a connection: a private split's truth never goes to a repository
+    this push would create (or leave) public."""
+    if plan.private_truth and not private:
+        raise PublishError(
+            f"{plan.label} is a private split with its ground truth (its manifest records a commitment to "
+            f"the seed, not the seed, and its rows carry ground_truth): pushing it to {plan.repo_id} without "
+            "--private would publish the answer key. Publish the split's prompts-only half "
+            "(mathbode-build --seed SEED --private --prompts-only) to the public repository; keep this folder "
+            "on your machine, or push it with --private to a separate repository that is private. Nothing was pushed."
+        )
+
+
+def refuse_public_target(plan: PushPlan, private: bool, existing_private: bool | None) -> None:
+    """What needs the Hub's answer: `--private` to a repository that exists and is public.
+
+    `create_repo(..., private=True, exist_ok=True)` leaves an existing repository's visibility as it
+    is, so the push would land in public."""
+    if private and existing_private is False:
+        what = "the full private split (its ground truth)" if plan.private_truth else "files meant to be private"
+        raise PublishError(
+            f"--private: the dataset repository {plan.repo_id} exists and is public, and pushing does not change "
+            f"a repository's visibility: {what} would be published. Make it private first (on the Hub: Settings, "
+            f"Change repository visibility; or HfApi().update_repo_settings({plan.repo_id!r}, private=True, "
+            "repo_type='dataset')), or push to a new repository id, created private. Nothing was pushed."
+        )
 
 
 def check_repo_id(repo_id: str) -> str:
@@ -124,6 +164,23 @@ def describe(plan: PushPlan, endpoint: str, revision: str | None, create_pr: boo
     return "\n".join(lines)
 
 
+def dry_run_visibility(plan: PushPlan, private: bool, token: str | None) -> str:
+    """A private push's one check that needs the Hub, made by the dry run too (a read of the
+    repository's visibility, nothing sent): refuses as the push would, or says what it found."""
+    from huggingface_hub import HfApi
+
+    api = HfApi(token=token)
+    try:
+        with hub_errors(api.endpoint, plan.repo_id, token=token):
+            existing = _visibility(api, plan.repo_id)
+    except PublishError as err:
+        return f"Could not read {plan.repo_id}'s visibility ({err}); the push checks it before committing."
+    refuse_public_target(plan, private, existing)
+    if existing is None:
+        return f"{plan.repo_id} does not exist (or the token cannot see it): the push creates it private."
+    return f"{plan.repo_id} exists and is private."
+
+
 def resolve_token(token: str | None) -> str:
     """--token, else HF_TOKEN, else the saved login; refuses to go on without one."""
     from huggingface_hub import get_token
@@ -137,6 +194,16 @@ def resolve_token(token: str | None) -> str:
     return found
 
 
+def _visibility(api, repo_id: str) -> bool | None:
+    """True if the dataset repository exists and is private, False if it is public, None if missing."""
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    try:
+        return bool(api.repo_info(repo_id, repo_type=REPO_TYPE).private)
+    except RepositoryNotFoundError:
+        return None
+
+
 def push(
     plan: PushPlan,
     token: str,
@@ -148,9 +215,17 @@ def push(
     """Create the repository if missing and commit every file of the plan; returns the commit URL."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
+    refuse_public_truth(plan, private)
     api = HfApi(token=token)
     with hub_errors(api.endpoint, plan.repo_id, token=token):
+        refuse_public_target(plan, private, _visibility(api, plan.repo_id))
         url = api.create_repo(plan.repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+        if private and _visibility(api, plan.repo_id) is not True:
+            # Read back, not assumed: a Hub that ignored the request must not receive the files.
+            raise PublishError(
+                f"{plan.repo_id}: asked to be private, but the Hub reports it is not; nothing was pushed. "
+                "Check its visibility on the Hub before pushing again."
+            )
         say(f"Repository: {url}")
         say(f"Uploading {len(plan.files)} files ({plan.total_bytes:,} bytes) in one commit...")
         operations = [CommitOperationAdd(f.path_in_repo, str(f.local)) for f in plan.files]

@@ -10,9 +10,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from mathbode.evaluator.aggregate import HEADLINE, PAPER_CONFIG, overall
-from mathbode.evaluator.angles import angle_mean
-from mathbode.evaluator.scoring import Scored, score
+from mathbode.evaluator.results import HEADLINE
+from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, overall
+from mathbode.evaluator.scorer.angles import angle_mean
+from mathbode.evaluator.scorer.scoring import Scored, score
 from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.run_in import DEFAULT_RUN_IN, MAX_RUN_IN

@@ -80,7 +80,10 @@ def split_note(family: str, split: dict[str, str]) -> tuple[str, str]:
     if "seed" in split:
         how = f"a fresh split of seed {split['seed']!r}: `mathbode validate` draws it again and compares every row"
     else:
-        how = "a private split: only its keeper, who holds the seed, can draw its rows again"
+        how = (
+            "a private split: only its keeper, who holds the seed, can draw its rows again "
+            "(`mathbode validate --seed SEED`)"
+        )
     return ("rows drawn again from the split's seed", f"{family}: content not checked here: {how}")
 
 

@@ -492,6 +492,10 @@ def check_release(
         report.warning("partial", str(path), "family", "all families of the layout", "missing " + ", ".join(missing))
     report.summary["rows"] = dict(rows)
     report.summary["canonical"] = canonical and report.valid
+    if prompts_only:
+        report.summary["prompts_only"] = True
+    if split is not None and "seed_sha256" in split:
+        report.summary["private_split"] = True
     report.summary["text"] = [
         f"rows: {sum(rows.values()):,} in {len(rows)} families",
         verdict(
@@ -503,4 +507,9 @@ def check_release(
             split=(manifest.prompts_hash or "?") if manifest and split is not None else None,
         ),
     ]
+    if prompts_only:
+        report.summary["text"].append(
+            "prompts only: no ground_truth column, so models run on it and nothing is scored against it "
+            "(its keeper scores against the full split)"
+        )
     return report, read

@@ -117,7 +117,8 @@ class Report:
         """The human summary: a verdict line, then each group of problems with its first instances."""
         verdict = "valid" if self.valid else "INVALID"
         counts = f"{self.num_errors:,} error(s), {self.num_warnings:,} warning(s)"
-        lines = [f"{self.path}: {verdict} {self.kind} ({counts})"]
+        kind = f"{self.kind}, prompts only" if self.summary.get("prompts_only") else self.kind
+        lines = [f"{self.path}: {verdict} {kind} ({counts})"]
         for g in self.groups():
             fld = f" field '{g['field']}'" if g["field"] else ""
             times = f" [{g['count']:,} times, first {min(max_examples, g['count'])} shown]" if g["count"] > 1 else ""

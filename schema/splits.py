@@ -10,6 +10,9 @@ validator compare it with the reference's.
 
 from __future__ import annotations
 
+import math
+import string
+
 import pyarrow as pa
 
 from mathbode.core.hashing import combined_hash, content_hash
@@ -43,4 +46,52 @@ def split_mismatch(recorded: str | None, reference_split: str, reference: str, s
         f"{submission} answered the split {recorded}, but --reference {reference} is the split {reference_split}: "
         "its rows have the same keys and other questions, so its scores would mean nothing. Score it against "
         "the release it was run on (its run record names it)."
+    )
+
+
+#: A private split's seed must resist a search: 2**128 guesses, the strength of 16 random bytes
+#: (`secrets.token_hex(16)`). Its commitment is public, so a weak seed is recovered by hashing
+#: candidates until one matches (`--seed 42` falls to a loop over 0..999).
+MIN_PRIVATE_SEED_BITS = 128
+#: The smallest alphabet a seed's characters fit, in this order, sets the bits each character can carry.
+_ALPHABETS = (
+    string.digits,
+    string.digits + "abcdef",
+    string.digits + "ABCDEF",
+    string.digits + string.ascii_lowercase,
+    string.digits + string.ascii_uppercase,
+    string.digits + string.ascii_letters,
+    string.digits + string.ascii_letters + "-_",
+    string.digits + string.ascii_letters + "+/=",
+    string.printable.strip(),
+)
+#: Fewer different characters than this reads as a pattern, whatever the length.
+_MIN_DISTINCT = 8
+
+
+def seed_bits(seed: str) -> float:
+    """An upper estimate of a seed's entropy: the length of its shortest repeating unit times log2
+    of the smallest common alphabet its characters fit (10 digits, 16 hex, 36 or 62 letters and
+    digits, 64 base64, 94 printable ASCII; anything else counts as 94 too). It cannot see that a
+    phrase or a date is guessable, only that a seed is too short or too regular to be random."""
+    unit = seed
+    for period in range(1, len(seed) // 2 + 1):
+        if len(seed) % period == 0 and seed[:period] * (len(seed) // period) == seed:
+            unit = seed[:period]
+            break
+    chars = set(unit)
+    size = next((len(a) for a in _ALPHABETS if chars <= set(a)), len(_ALPHABETS[-1]))
+    return len(unit) * math.log2(size)
+
+
+def private_seed_problem(seed: str) -> str | None:
+    """Why `seed` must not seed a private split (None: it may)."""
+    bits = seed_bits(seed)
+    if bits >= MIN_PRIVATE_SEED_BITS and len(set(seed)) >= _MIN_DISTINCT:
+        return None
+    return (
+        f"a private split's seed must be a secret nobody can guess: its commitment (sha256) is published, so a "
+        f"short or regular seed is found by hashing candidates. This one carries at most {bits:.0f} bits "
+        f"(needed: {MIN_PRIVATE_SEED_BITS}, e.g. 32 hex digits, with at least {_MIN_DISTINCT} different "
+        'characters). Make one with: python -c "import secrets; print(secrets.token_hex(16))"'
     )

@@ -26,7 +26,7 @@ def reference():
 def score_lines(lines, reference, tmp_path, name="sub", **kw):
     """Write prediction lines, read them back as a user's file (it must be valid), and score them."""
     from mathbode.core.atomic import write_jsonl
-    from mathbode.evaluator.scoring import score
+    from mathbode.evaluator.scorer.scoring import score
     from mathbode.schema import read_submission
 
     path = tmp_path / f"{name}.jsonl"

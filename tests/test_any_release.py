@@ -25,9 +25,9 @@ from mathbode.cli.validate import main as validate_cli
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
-from mathbode.evaluator.files import LEADERBOARD_FILE
-from mathbode.evaluator.report import write_report
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.presentation.files import LEADERBOARD_FILE
+from mathbode.evaluator.presentation.report import write_report
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.hub.reference import resolve_reference
 from mathbode.schema import layout, read_submission
 from mathbode.schema.keys import canonical_row_ids, canonical_row_order, row_key_of

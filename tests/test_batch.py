@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from mathbode.builder.oracle import baseline_lines, canonical_reference
 from mathbode.cli.batch import main as batch_cli
 from mathbode.cli.run import main as run_cli
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.runner import batch
 from mathbode.runner.config import RunConfig
 from mathbode.runner.cost import Estimate, estimate

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from mathbode.builder import FAMILIES, get_family, resolve_families
 from mathbode.builder import release as release_mod
-from mathbode.builder.extended import FAMILIES as EXTENDED_FAMILIES
+from mathbode.builder.families.extended import FAMILIES as EXTENDED_FAMILIES
 from mathbode.builder.release import build_release, family_facts
 from mathbode.cards import render_card
 from mathbode.cli.build import main as build_cli

@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from mathbode.builder.certify import CertificationError, ClosedForm, answer_kind, compile_ball, prove_over
+from mathbode.builder.families.certify import CertificationError, ClosedForm, answer_kind, compile_ball, prove_over
 
 p = sp.Symbol("p")
 ULP1 = Fraction(1, 2**52)  # the gap between 1.0 and the next float64

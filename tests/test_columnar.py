@@ -319,8 +319,8 @@ def test_chirp_windows_fitted_together_equal_the_sweep_at_a_time_fits(reference)
     """Shared projectors for complete windows, lstsq alone for windows with missing answers."""
     import numpy as np
 
-    from mathbode.evaluator.reference_index import reference_index
-    from mathbode.evaluator.transients import chirp_curve, chirp_curves
+    from mathbode.evaluator.scorer.reference_index import reference_index
+    from mathbode.evaluator.scorer.transients import chirp_curve, chirp_curves
 
     index = reference_index(reference)
     chirps = [s for s in index.transient_sweeps if s.signal_type == "chirp"]

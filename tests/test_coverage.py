@@ -17,10 +17,10 @@ import math
 import numpy as np
 import pytest
 
-from mathbode.evaluator.aggregate import HEADLINE, PAPER_CONFIG, SWEEP_COLUMNS
-from mathbode.evaluator.report import interval_notes, interval_text
-from mathbode.evaluator.table import Table
-from mathbode.evaluator.uncertainty import (
+from mathbode.evaluator.presentation.report import interval_notes, interval_text
+from mathbode.evaluator.results import HEADLINE
+from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, SWEEP_COLUMNS
+from mathbode.evaluator.scorer.uncertainty import (
     INPUTS,
     family_headline,
     paired_difference,
@@ -28,6 +28,7 @@ from mathbode.evaluator.uncertainty import (
     t_cdf,
     t_quantile,
 )
+from mathbode.evaluator.table import Table
 from mathbode.schema import layout
 from mathbode.schema.selection import key_fields, select_rows
 

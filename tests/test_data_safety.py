@@ -227,7 +227,7 @@ import json, sys
 from pathlib import Path
 from mathbode.schema import validate_submission, validate_dataset
 from mathbode.schema.submission import read_submission
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.builder.oracle import canonical_reference
 lines, release = Path(sys.argv[1]).read_text().splitlines(), Path(sys.argv[3])
 kinds = json.loads(Path(sys.argv[2]).read_text())

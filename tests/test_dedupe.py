@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mathbode.cli.run import main as run_cli
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.schema import read_submission
 from mathbode.schema.keys import row_key
 

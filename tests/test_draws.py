@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import pytest
 
-from mathbode.builder.draws import Draw
 from mathbode.builder.families import EXTENDED, Variant, builtin_families
-from mathbode.builder.family_check import check_family
+from mathbode.builder.families.check import check_family
+from mathbode.builder.families.draws import Draw
 from mathbode.builder.rows import family_table
 from mathbode.core.hashing import content_hash
 

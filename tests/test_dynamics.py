@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
-from mathbode.evaluator.dynamics import dynamics, family_dynamics
+from mathbode.evaluator.scorer.dynamics import dynamics, family_dynamics
 from mathbode.evaluator.table import Table
 
 FREQUENCIES = (1.0, 2.0, 4.0, 8.0, 16.0)

@@ -14,11 +14,11 @@ import mpmath
 import pytest
 import sympy as sp
 
-from mathbode.builder.certify import ClosedForm
-from mathbode.builder.extended import AREAS, FAMILIES
 from mathbode.builder.families import EXTENDED
 from mathbode.builder.families import FAMILIES as CANONICAL
-from mathbode.builder.family_check import check_family
+from mathbode.builder.families.certify import ClosedForm
+from mathbode.builder.families.check import check_family
+from mathbode.builder.families.extended import AREAS, FAMILIES
 from mathbode.builder.rows import family_table
 from mathbode.core.hashing import content_hash
 from mathbode.schema.layout import layout

@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 from mathbode.builder.families import FAMILIES, Family, Variant
-from mathbode.builder.family_check import check_family
+from mathbode.builder.families.check import check_family
 from mathbode.builder.rows import family_table
 from mathbode.core.hashing import content_hash
 

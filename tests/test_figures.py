@@ -15,9 +15,15 @@ from matplotlib.text import Text
 from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
-from mathbode.evaluator.figures import chirp_figure, compliance_figure, midband_table, paper_figures, step_figure
-from mathbode.evaluator.plots import bode_figure
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.presentation.figures import (
+    chirp_figure,
+    compliance_figure,
+    midband_table,
+    paper_figures,
+    step_figure,
+)
+from mathbode.evaluator.presentation.plots import bode_figure
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.schema import layout, read_submission
 from mathbode.schema.selection import select_rows
 
@@ -163,7 +169,7 @@ def test_a_notebook_backend_in_the_environment_does_not_break_the_figures(refere
 
 
 def test_gains_between_1_and_2_can_be_read_off_the_bode_axis():
-    from mathbode.evaluator.plots import _log_ticks
+    from mathbode.evaluator.presentation.plots import _log_ticks
 
     ticks = _log_ticks(0.8 / 1.3, 1.8 * 1.3)
     assert 1.0 in ticks and [t for t in ticks if 1 < t < 2]  # 1.2 and 1.5: a gain of 1.4 is readable
@@ -213,7 +219,7 @@ def test_the_bode_gain_axis_is_logarithmic_with_the_intervals_as_bars(lines, ref
 
 def test_rows_not_answered_are_not_counted_as_non_compliant_answers(lines, reference, tmp_path):
     """A partial file whose every answer is compliant showed 88-91 % 'compliant answers' bars."""
-    from mathbode.evaluator.report import answers_text
+    from mathbode.evaluator.presentation.report import answers_text
 
     sines = [line for line in lines if line["signal_type"] == "sinusoid" and line["time_step"] % 8]
     r = score(_submission(sines, tmp_path), reference, "partial")

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from mathbode.builder.oracle import baseline_lines
-from mathbode.evaluator.aggregate import PAPER_CONFIG
-from mathbode.evaluator.angles import angle_mean, angle_spread
-from mathbode.evaluator.compare import neighbour_tests
-from mathbode.evaluator.metrics import measurable_harmonics, sweep_metrics
-from mathbode.evaluator.uncertainty import wilson_interval
+from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG
+from mathbode.evaluator.scorer.angles import angle_mean, angle_spread
+from mathbode.evaluator.scorer.compare import neighbour_tests
+from mathbode.evaluator.scorer.metrics import measurable_harmonics, sweep_metrics
+from mathbode.evaluator.scorer.uncertainty import wilson_interval
 from mathbode.schema import layout
 from mathbode.schema.selection import key_fields, select_rows
 

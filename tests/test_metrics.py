@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from mathbode.evaluator.aggregate import ScoreConfig, family_scores, frequency_summary
-from mathbode.evaluator.metrics import MIN_POINTS, fit_first_harmonic, sweep_metrics, wrap_pi
+from mathbode.evaluator.scorer.aggregate import ScoreConfig, family_scores, frequency_summary
+from mathbode.evaluator.scorer.metrics import MIN_POINTS, fit_first_harmonic, sweep_metrics, wrap_pi
 from mathbode.evaluator.table import Table
 
 T = 64

@@ -20,7 +20,7 @@ from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.version import __version__
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.schema import layout, read_submission
 from mathbode.schema.keys import canonical_row_order, row_key
 from mathbode.schema.parsing import MATHBODE_EVAL, parse_response, parse_response_eval

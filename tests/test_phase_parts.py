@@ -49,7 +49,7 @@ def test_a_delay_is_all_lag_and_no_inconsistency(reference, full_rows, tmp_path)
 
 
 def test_the_report_says_what_the_papers_phase_term_measured(reference, full_rows, tmp_path):
-    from mathbode.evaluator.report import phase_parts_lines
+    from mathbode.evaluator.presentation.report import phase_parts_lines
 
     lines = [
         {**key_fields(r), "prediction": r["ground_truth"] * (1.01 if r["time_step"] % 3 else 0.99)} for r in full_rows

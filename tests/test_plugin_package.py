@@ -56,7 +56,9 @@ def test_the_installed_plugin_is_listed_with_its_origin(fresh):
     assert {f["origin"] for f in listed} == {"acme-families 0.3.0"}
     assert listed[2]["answer"] == "(k - 20)*exp(-t/d) + 20" and listed[2]["p_range"] == ["5", "25"]
     every = mathbode(fresh, "families")
-    assert every.returncode == 0 and every.stdout.startswith("linear_solve 1.0.0  [canonical; mathbode (built in)]")
+    assert every.returncode == 0 and every.stdout.startswith(
+        "linear_solve 1.0.0  [canonical; mathbode.builder.families.canonical]"
+    )
     assert "acme.cooling 1.0.0  [plugin; acme-families 0.3.0]" in every.stdout
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from mathbode.builder.families import FAMILIES, get_family
-from mathbode.builder.family_check import check_family
-from mathbode.builder.plugins import GROUP, load_plugins
+from mathbode.builder.families.check import check_family
+from mathbode.builder.families.plugins import GROUP, load_plugins
 
 PLUGIN = Path(__file__).parent / "fixtures" / "acme_plugin"
 
@@ -110,8 +110,8 @@ def test_a_pin_made_without_the_namespace_is_named_for_what_it_is(importable):
 
     import acme_families
 
-    from mathbode.builder.family_check import check_family
-    from mathbode.builder.plugins import namespaced
+    from mathbode.builder.families.check import check_family
+    from mathbode.builder.families.plugins import namespaced
 
     bare = dataclasses.replace(acme_families.FAMILIES[2], pins={})
     bare_hash = check_family(bare).facts["content hash"]  # what `family check FILE.py` says without --namespace

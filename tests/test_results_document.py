@@ -160,7 +160,7 @@ def _ranked(core: float, interval: tuple[float, float] | None):
 
 
 def test_ranks_share_a_place_when_intervals_overlap():
-    from mathbode.evaluator.site import ranks
+    from mathbode.evaluator.presentation.site import ranks
 
     # 0.95 and 0.93 overlap; 0.80's interval lies below both; 0.78 overlaps 0.80 only.
     members = [

@@ -31,14 +31,16 @@ def test_a_family_module_missing_from_the_layout_is_an_error(monkeypatch):
     with pytest.raises(FamilyRegistryError) as err:
         registry._load()
     assert str(err.value) == (
-        "The family registry does not match the layout: builder/families/ registers cubic_solve, "
+        "The family registry does not match the layout: builder/families/canonical/ registers cubic_solve, "
         "missing from the families of schema/layout.json."
     )
 
 
 def test_a_layout_family_without_a_module_is_an_error(monkeypatch):
     monkeypatch.delitem(registry._REGISTERED, "similar_triangles")
-    with pytest.raises(FamilyRegistryError, match="lists similar_triangles but no module in builder/families/"):
+    with pytest.raises(
+        FamilyRegistryError, match="lists similar_triangles but no module in builder/families/canonical/ registers it"
+    ):
         registry._load()
 
 

@@ -108,7 +108,7 @@ def test_one_step_late_answers_show_the_lag_the_metrics_predict(stub, tmp_path):
     assert result.exit_code == 0, result.output
     sub = read_submission(tmp_path / "pred.jsonl")
     assert sub.report.valid
-    from mathbode.evaluator.scoring import score
+    from mathbode.evaluator.scorer.scoring import score
 
     r = score(sub.predictions, canonical_reference(list(LAY.families)), "late")
     expected = -360 * r.summary["frequency_cycles"] / 64  # one step of 64 at f cycles

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from mathbode.cli.run import main as run_cli
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.runner.run import record_path
 from mathbode.runner.run_in import RunInPlan, run_in_path, sweep_of
 from mathbode.schema import layout, read_submission

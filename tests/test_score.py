@@ -16,7 +16,7 @@ from mathbode.cli.prompts import main as prompts_cli
 from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.errors import ReferenceMismatchError
-from mathbode.evaluator.report import write_report
+from mathbode.evaluator.presentation.report import write_report
 from mathbode.schema import layout, validate_submission
 from mathbode.schema.reference import release_reference
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
@@ -255,17 +255,17 @@ def test_score_refuses_to_overwrite_a_foreign_folder(tmp_path, reference):
 
 
 def test_the_background_plot_worker_is_a_fresh_interpreter(baseline_result, tmp_path):
-    from mathbode.evaluator.background import BackgroundPlotter
+    from mathbode.evaluator.presentation.background import BackgroundPlotter
 
     with BackgroundPlotter() as plotter:
         assert plotter._worker is not None
-        assert plotter._worker.args[1:] == ["-m", "mathbode.evaluator.plot_worker"]
+        assert plotter._worker.args[1:] == ["-m", "mathbode.evaluator.presentation.plot_worker"]
         out = write_report([baseline_result], tmp_path / "rep", plotter=plotter)
     assert (out / "bode.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_a_failed_plot_worker_falls_back_to_drawing_here(baseline_result, tmp_path, monkeypatch):
-    from mathbode.evaluator import background
+    from mathbode.evaluator.presentation import background
 
     monkeypatch.setattr(background.sys, "executable", "/nonexistent/python")
     with background.BackgroundPlotter() as plotter:
@@ -282,7 +282,7 @@ def test_report_tables_never_print_negative_zero(baseline_result, tmp_path):
 def test_each_familys_gain_axis_shows_its_points_at_its_own_scale(baseline_result):
     import copy
 
-    from mathbode.evaluator.plots import bode_figure
+    from mathbode.evaluator.presentation.plots import bode_figure
 
     r = copy.deepcopy(baseline_result)
     r.summary["gain"][r.summary["family"] == "linear_solve"] = 12.0

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
-from mathbode.evaluator.scoring import score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.runner.run import record_path
 from mathbode.schema import layout, read_submission
 from mathbode.schema.keys import row_key

@@ -26,10 +26,10 @@ from mathbode.builder.signals import chirp_unit
 from mathbode.cli.prompts import main as prompts_cli
 from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
-from mathbode.evaluator.metrics import sweep_metrics
-from mathbode.evaluator.plots import bode_figure
-from mathbode.evaluator.scoring import score
-from mathbode.evaluator.transients import chirp_curve, chirp_phase, curve_at, step_response
+from mathbode.evaluator.presentation.plots import bode_figure
+from mathbode.evaluator.scorer.metrics import sweep_metrics
+from mathbode.evaluator.scorer.scoring import score
+from mathbode.evaluator.scorer.transients import chirp_curve, chirp_phase, curve_at, step_response
 from mathbode.schema import layout, read_submission
 from mathbode.schema.selection import select_rows
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from mathbode.builder.oracle import baseline_lines
 from mathbode.cli.score import main as score_cli
 from mathbode.core.atomic import write_jsonl
-from mathbode.evaluator.aggregate import PAPER_CONFIG, family_scores, frequency_summary
-from mathbode.evaluator.scoring import score
-from mathbode.evaluator.uncertainty import Cells, intervals, mcnemar, wilson_interval
+from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, family_scores, frequency_summary
+from mathbode.evaluator.scorer.scoring import score
+from mathbode.evaluator.scorer.uncertainty import Cells, intervals, mcnemar, wilson_interval
 from mathbode.schema import layout, read_submission
 from mathbode.schema.selection import key_fields, select_rows
 

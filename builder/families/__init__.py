@@ -4,9 +4,9 @@
   its `Family` with `register`; they must be exactly the families of the layout contract
   (`schema/layout.json`), each with a known content hash (`schema/release_hashes.py`), which is
   also its pin: a family left out of either is an error, never a silent drop.
-- MathBode-Extended's built-in families are `mathbode.builder.extended.FAMILIES`.
+- MathBode-Extended's built-in families are `mathbode.builder.families.extended.FAMILIES`.
 - Installed packages add families through the `mathbode.families` entry point group
-  (`mathbode.builder.plugins`), named `namespace.name`; they are loaded only when a name, a
+  (`mathbode.builder.families.plugins`), named `namespace.name`; they are loaded only when a name, a
   listing or `installed` asks for them, so a broken plugin never reaches the built-in commands.
 
 A spec names families for a command: `all` (the canonical release), `extended`
@@ -25,10 +25,11 @@ from mathbode.core.errors import MathBodeError, UnknownNameError, unknown_name_m
 from mathbode.schema.layout import layout
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 
-from ..draws import CANONICAL_DRAWS
-from ..extended import FAMILIES as EXTENDED_DECLARED
-from ..plugins import Plugins, load_plugins
-from .base import Draw, Family, RationalFunction, Variant
+from . import canonical
+from .canonical import CANONICAL_DRAWS
+from .extended import FAMILIES as EXTENDED_DECLARED
+from .family import Draw, Family, RationalFunction, Variant
+from .plugins import Plugins, load_plugins
 
 #: The keywords of a family spec, and what each means.
 KEYWORDS = {
@@ -53,9 +54,8 @@ def register(family: Family) -> Family:
 
 
 def _load() -> dict[str, Family]:
-    for module in pkgutil.iter_modules(__path__):
-        if module.name != "base":
-            importlib.import_module(f"{__name__}.{module.name}")
+    for module in pkgutil.iter_modules(canonical.__path__):
+        importlib.import_module(f"{canonical.__name__}.{module.name}")
     declared = layout().families
     unregistered = [name for name in declared if name not in _REGISTERED]
     undeclared = [name for name in _REGISTERED if name not in declared]
@@ -63,11 +63,13 @@ def _load() -> dict[str, Family]:
     problems = []
     if unregistered:
         problems.append(
-            f"schema/layout.json lists {', '.join(unregistered)} but no module in builder/families/ registers it"
+            f"schema/layout.json lists {', '.join(unregistered)} but no module in builder/families/canonical/ "
+            "registers it"
         )
     if undeclared:
         problems.append(
-            f"builder/families/ registers {', '.join(undeclared)}, missing from the families of schema/layout.json"
+            f"builder/families/canonical/ registers {', '.join(undeclared)}, missing from the families of "
+            "schema/layout.json"
         )
     if unhashed:
         problems.append(f"schema/release_hashes.py has no content hash for {', '.join(unhashed)}")

@@ -1,0 +1,421 @@
+"""Every check a family must pass before anyone uses it (`mathbode family check`).
+
+Each failure is a `Finding` with its own code and a message that says what to change. The checks
+run in order of what they need: the definition's own text and numbers first, then the answer
+over the whole p range (proven in ball arithmetic, never sampled), then the 9,408 rows (their
+truth certified, their rendered p, the swing a model must track), then the pin of the rows'
+content hash at the family's version.
+
+Decisions the checks enforce, and why:
+
+- The answer format has six decimals and float64 holds 15-16 significant digits, so an answer
+  is kept within |x| <= 1e9 on the whole range: six decimals of it are always real digits.
+- A tiny answer is not refused for being small but for not moving: half the peak-to-peak swing
+  of the truth at the smallest amplitude must be at least 1e-3, a thousand units of the format's
+  last digit, so the format's truncation moves a fitted gain by at most about 0.1 %.
+- The drive must not clip (p0 +- the largest amplitude stays inside the range: a clipped
+  sinusoid is not a sinusoid) and must move the rendered p by at least ten of its last digits at
+  the smallest amplitude (else the drive itself is quantization).
+- The truth's own harmonic distortion over the drive is reported, not refused: a model's
+  distortion is read against it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import sympy as sp
+
+from mathbode.core.hashing import content_hash
+from mathbode.schema.layout import SINUSOID, layout
+
+from ..rows import family_table
+from .certify import CertificationError, compile_ball, prove_over
+from .family import Family, FamilyDefinitionError
+from .roots import RootRuleError
+
+#: |answer| may not exceed this anywhere on the range (see the module docstring).
+MAX_ABS_ANSWER = Decimal("1e9")
+#: Half the truth's peak-to-peak swing at the smallest amplitude must reach this.
+MIN_SWING = 1e-3
+#: The smallest amplitude must move the rendered p by this many of its last digits.
+MIN_P_STEPS = 10
+#: A distortion above this is pointed out in the report (not a failure).
+NOTABLE_DISTORTION = 0.10
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One failed check: a code of its own and what to change."""
+
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+@dataclass
+class CheckReport:
+    """What `check_family` found: failures, warnings (build anyway) and facts (said, not judged)."""
+
+    family: str
+    problems: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    #: The rows, when they could be made (the build reuses them).
+    table: pa.Table | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+    def fail(self, code: str, message: str) -> None:
+        self.problems.append(Finding(code, message))
+
+    def warn(self, code: str, message: str) -> None:
+        self.warnings.append(Finding(code, message))
+
+    def format_text(self) -> str:
+        head = f"{'PASS' if self.passed else 'FAIL'} {self.family}"
+        lines = [head]
+        lines += [f"  error   {f}" for f in self.problems]
+        lines += [f"  warning {f}" for f in self.warnings]
+        lines += [f"  {name}: {value}" for name, value in self.facts.items()]
+        return "\n".join(lines)
+
+
+def _decimal(text: object) -> Decimal | None:
+    try:
+        value = Decimal(str(text))
+    except (InvalidOperation, ValueError):
+        return None
+    return value if value.is_finite() else None
+
+
+def _same_value(text: object) -> str:
+    """A constant as its value ("5" and "5.0" are one value), or its text when it is no number."""
+    value = _decimal(text)
+    return str(text) if value is None else str(value.normalize())
+
+
+def _places(value: Decimal) -> int:
+    exponent = value.normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def check_family(family: Family, table: pa.Table | None = None) -> CheckReport:
+    """Run every check on `family` (its rows made here unless given): the report names each failure."""
+    report = CheckReport(family.name)
+    if not _definition(family, report) or not _drive(family, report):
+        return report
+    answers = _answers(family, report)
+    if answers is None:
+        return report
+    if table is None:
+        try:
+            table = family_table(family)
+        except (CertificationError, FamilyDefinitionError, ZeroDivisionError, ValueError) as err:
+            report.fail("truth", f"a row's ground truth cannot be certified: {err}")
+            return report
+    report.table = table
+    _rows(family, table, report)
+    _pin(family, table, report)
+    return report
+
+
+# -- the definition's own text and numbers -------------------------------------------------
+def _definition(family: Family, report: CheckReport) -> bool:
+    lay = layout()
+    if not re.match(lay.family_name_pattern, family.name):
+        report.fail(
+            "name",
+            f"the name {family.name!r} is not valid: lowercase letters, digits and _, starting with a letter, "
+            "at most 48 characters (a plugin's families are named namespace.name by mathbode)",
+        )
+    if not re.match(r"^\d+(\.\d+){0,3}$", family.version or ""):
+        report.fail("version", f"version {family.version!r} is not a version number: write e.g. '1.0.0'")
+    for attr in ("title", "summary", "parameter_meaning", "template"):
+        if not str(getattr(family, attr) or "").strip():
+            report.fail("text", f"{attr} is empty: every family says what it is")
+    if not isinstance(family.parameter, sp.Symbol):
+        report.fail("parameter", f"parameter is {family.parameter!r}, not a sympy Symbol")
+        return False
+    wanted = len(lay.question_ids)
+    if len(family.variants) != wanted:
+        report.fail("variants", f"the family has {len(family.variants)} variants; the layout asks {wanted}")
+        return False
+    constants = [dict(v.constants) for v in family.variants]
+    for q, consts in enumerate(constants):
+        bad = [f"{k} = {v!r}" for k, v in consts.items() if _decimal(v) is None]
+        if bad:
+            report.fail(
+                "constants",
+                f"question {q}: {', '.join(bad)} is not an exact decimal: write constants as strings like '2.5'",
+            )
+        if str(family.parameter) in consts:
+            report.fail("constants", f"question {q} gives the parameter {family.parameter} a constant value")
+    seen: dict[tuple, int] = {}
+    for q, consts in enumerate(constants):
+        key = tuple(sorted((k, _same_value(v)) for k, v in consts.items()))
+        if key in seen:
+            report.fail("variants", f"questions {seen[key]} and {q} have the same constants: each variant must differ")
+        seen.setdefault(key, q)
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(family.template) if name is not None}
+    except ValueError as err:
+        report.fail("template", f"the template is not a format string ({err}): use {{p}} and {{constant}} only")
+        return False
+    for q, consts in enumerate(constants):
+        expected = {"p", *consts}
+        missing, unknown = sorted(expected - fields), sorted(fields - expected)
+        if missing:
+            report.fail("template", f"question {q}: the template never shows {', '.join(missing)}: put {{name}} in")
+        if unknown:
+            report.fail(
+                "template", f"question {q}: the template has {', '.join(unknown)}, which no constant fills: remove it"
+            )
+    return not report.problems
+
+
+def _drive(family: Family, report: CheckReport) -> bool:
+    lay = layout()
+    lo, hi, p0 = (_decimal(x) for x in (*family.p_range, family.p0))
+    eps = _decimal(family.epsilon) if family.epsilon is not None else None
+    if lo is None or hi is None or p0 is None or (family.epsilon is not None and eps is None):
+        report.fail("range", "p_range, p0 and epsilon must be exact decimals written as strings")
+        return False
+    if not lo < hi:
+        report.fail("range", f"p_range {family.p_range} is empty: write (low, high) with low < high")
+        return False
+    if not isinstance(family.decimals, int) or not 0 <= family.decimals <= 12:
+        report.fail("decimals", f"decimals = {family.decimals!r}: p is rendered with 0 to 12 decimals")
+        return False
+    step = Decimal(1).scaleb(-family.decimals)
+    for label, value in (("p_range low", lo), ("p_range high", hi), ("p0", p0), ("epsilon", family.eps)):
+        if _places(value) > family.decimals:
+            report.fail(
+                "decimals", f"{label} = {value} has more than decimals = {family.decimals} digits after the point"
+            )
+    if not lo < p0 < hi:
+        report.fail("range", f"p0 = {p0} is not inside p_range [{lo}, {hi}]")
+        return False
+    eps = family.eps
+    widest = max((*lay.sinusoid_amplitudes, *lay.chirp_amplitudes, *lay.step_amplitudes))
+    narrowest = min((*lay.sinusoid_amplitudes, *lay.chirp_amplitudes, *lay.step_amplitudes))
+    swing = Decimal(repr(widest)) * eps
+    if p0 - swing < lo or p0 + swing > hi:
+        report.fail(
+            "clipping",
+            f"p0 +- {widest:g} * epsilon = [{p0 - swing}, {p0 + swing}] leaves p_range [{lo}, {hi}]: the drive would "
+            "clip. Widen p_range, move p0 or lower epsilon",
+        )
+    smallest = Decimal(repr(narrowest)) * eps
+    if smallest < MIN_P_STEPS * step:
+        report.fail(
+            "resolution",
+            f"at the smallest amplitude p moves by {smallest}, fewer than {MIN_P_STEPS} steps of its last digit "
+            f"({step}): raise decimals or epsilon",
+        )
+    return not report.problems
+
+
+# -- the answer over the whole range -------------------------------------------------------
+def _answers(family: Family, report: CheckReport) -> list[sp.Expr] | None:
+    try:
+        solutions = family.solutions
+    except (FamilyDefinitionError, NotImplementedError, ValueError, TypeError) as err:
+        report.fail("solve", f"sympy cannot solve the equations: {err}")
+        return None
+    if not solutions:
+        report.fail("solve", "sympy finds no solution for the asked unknown: check the equations and unknowns")
+        return None
+    if len(solutions) > 1 and family.root is None:
+        shown = "; ".join(map(str, solutions))
+        report.fail(
+            "solutions",
+            f"sympy finds {len(solutions)} solutions ({shown}): say which is asked with root= (positive, negative, "
+            "largest or smallest), or state the answer with answer=",
+        )
+        return None
+    lo, hi = (Fraction(str(x)) for x in family.p_range)
+    out = []
+    bounds = []
+    for q in range(len(family.variants)):
+        try:
+            expr = family.question_answer(q)
+            stray = expr.free_symbols - {family.parameter}
+            if stray:
+                raise FamilyDefinitionError(
+                    f"the answer depends on {', '.join(sorted(map(str, stray)))}, which no constant fills: "
+                    "give each a value in every variant"
+                )
+            ball = compile_ball(expr, family.parameter)
+        except RootRuleError as err:
+            report.fail("solutions", str(err))
+            return None
+        except (FamilyDefinitionError, CertificationError) as err:
+            report.fail("answer", f"question {q}: {err}")
+            return None
+        proof = prove_over(ball, lo, hi)
+        if not proof.proven:
+            a, b = proof.failed_at or (lo, hi)
+            report.fail(
+                "domain",
+                f"question {q}: the answer {expr} is not proven real and finite for p in [{float(a):.6g}, "
+                f"{float(b):.6g}] (a pole, a root or log of a negative number, or a complex value lies near it): "
+                "narrow p_range or change the constants",
+            )
+            return None
+        assert proof.low is not None and proof.high is not None
+        bound = max(abs(proof.low), abs(proof.high))
+        if bound > MAX_ABS_ANSWER:
+            report.fail(
+                "magnitude",
+                f"question {q}: the answer reaches about {bound:.3g} on the range; the six-decimal answer format "
+                f"keeps |answer| <= {MAX_ABS_ANSWER:.0e} (float64 holds 15-16 digits): rescale the units",
+            )
+        bounds.append((proof.low, proof.high))
+        out.append(expr)
+    report.facts["answer kind"] = family.kind
+    report.facts["answer formula"] = family.formula
+    report.facts["answer bounds on the range"] = "; ".join(
+        f"q{q}: [{a:.6g}, {b:.6g}]" for q, (a, b) in enumerate(bounds)
+    )
+    p0 = Fraction(str(family.p0))
+    at_centre = [family.answer_function(q).float_at(p0) for q in range(len(family.variants))]
+    if len(set(at_centre)) < len(at_centre):
+        report.fail("variants", f"the variants give the same answer at p0 ({at_centre}): change their constants")
+    return out if not report.problems else None
+
+
+# -- the rows ------------------------------------------------------------------------------
+def _rows(family: Family, table: pa.Table, report: CheckReport) -> None:
+    lay = layout()
+    if table.num_rows != lay.rows_per_family or table.schema != lay.arrow_schema:
+        report.fail("rows", f"the family makes {table.num_rows} rows; the layout asks {lay.rows_per_family}")
+        return
+    truth = table.column("ground_truth").to_numpy()
+    if not np.all(np.isfinite(truth)):
+        report.fail("truth", "a ground truth is not finite")
+    lo, hi = (float(x) for x in family.p_range)
+    p_values = table.column("p_value").to_numpy()
+    prompts = table.column("prompt").to_pylist()
+    off = np.flatnonzero((p_values < lo) | (p_values > hi))
+    if off.size:
+        report.fail("range", f"row {int(off[0])} renders p = {p_values[off[0]]!r}, outside p_range")
+    for i in sorted(set(np.unique(p_values, return_index=True)[1].tolist())):
+        text = f"{Decimal(repr(float(p_values[i]))):.{family.decimals}f}"
+        if Decimal(text) != Decimal(repr(float(p_values[i]))) or text not in prompts[i]:
+            report.fail(
+                "render",
+                f"row {i}: p_value {p_values[i]!r} does not round-trip to the text {text!r} in its prompt "
+                "(is {p} in the template once, and not next to other digits?)",
+            )
+            break
+        if "{" in prompts[i] or "}" in prompts[i]:
+            report.fail("template", f"row {i}: the prompt still holds a brace: {prompts[i][:80]!r}")
+            break
+    _swing_and_distortion(family, table, report)
+
+
+def _sweep(table: pa.Table, q: int, amplitude: float) -> np.ndarray:
+    mask = pc.and_(
+        pc.and_(pc.equal(table["question_id"], q), pc.equal(table["signal_type"], SINUSOID)),
+        pc.and_(
+            pc.and_(pc.equal(table["amplitude_scale"], amplitude), pc.equal(table["frequency_cycles"], 1.0)),
+            pc.equal(table["phase_deg"], 0.0),
+        ),
+    )
+    rows = table.filter(mask).sort_by("time_step")
+    return rows.column("ground_truth").to_numpy()
+
+
+def swings_and_distortions(table: pa.Table) -> tuple[list[float], list[float]]:
+    """Per question: half the truth's peak-to-peak swing over the smallest amplitude's 1-cycle
+    sinusoid, and the truth's own harmonic distortion (2nd and higher over the 1st) at the largest."""
+    lay = layout()
+    low, high = min(lay.sinusoid_amplitudes), max(lay.sinusoid_amplitudes)
+    swings, distortions = [], []
+    for q in lay.question_ids:
+        small = _sweep(table, q, low)
+        swings.append(float(small.max() - small.min()) / 2 if small.size else 0.0)
+        wide = _sweep(table, q, high)
+        spectrum = np.abs(np.fft.rfft(wide - wide.mean())) if wide.size else np.zeros(3)
+        first = spectrum[1] if spectrum.size > 1 else 0.0
+        rest = math.sqrt(float(np.sum(spectrum[2:] ** 2)))
+        distortions.append(rest / first if first else math.inf)
+    return swings, distortions
+
+
+def truth_facts(table: pa.Table) -> dict[str, float]:
+    """What a release records of a family's truth (MANIFEST.json `truth`): what bounds how exactly
+    a model's gain and phase can be read on it (see docs/building.md, "Fresh and private splits")."""
+    swings, distortions = swings_and_distortions(table)
+    return {"smallest_swing": round(min(swings), 9), "harmonic_distortion": round(max(distortions), 6)}
+
+
+def _swing_and_distortion(family: Family, table: pa.Table, report: CheckReport) -> None:
+    lay = layout()
+    low, high = min(lay.sinusoid_amplitudes), max(lay.sinusoid_amplitudes)
+    swings, distortions = swings_and_distortions(table)
+    for q, swing in zip(lay.question_ids, swings, strict=True):
+        if swing < MIN_SWING:
+            report.fail(
+                "swing",
+                f"question {q}: at amplitude {low:g} the answer swings by +-{swing:.3g}, under {MIN_SWING:g} "
+                "(a thousand units of the answer format's last digit): a model's tracking could not be measured. "
+                "Raise epsilon, or choose constants that make the answer more sensitive to p",
+            )
+    report.facts["swing at the smallest amplitude"] = ", ".join(f"q{q}: +-{s:.6g}" for q, s in enumerate(swings))
+    report.facts["truth's harmonic distortion at amplitude " + f"{high:g}"] = ", ".join(
+        f"q{q}: {d:.2%}" for q, d in enumerate(distortions)
+    )
+    if max(distortions) > NOTABLE_DISTORTION:
+        report.warn(
+            "distortion",
+            f"the truth itself has {max(distortions):.1%} harmonic distortion at amplitude {high:g}: a model's "
+            "harmonics on this family are read against it (a smaller epsilon lowers it)",
+        )
+
+
+# -- the pin -------------------------------------------------------------------------------
+def _bare_hash(family: Family, table: pa.Table) -> str:
+    """The content hash the rows would have under the family's name without its namespace."""
+    bare = family.name.partition(".")[2]
+    index = table.schema.get_field_index("family")
+    return content_hash(table.set_column(index, "family", pa.array([bare] * table.num_rows, pa.string())))
+
+
+def _pin(family: Family, table: pa.Table, report: CheckReport) -> None:
+    found = content_hash(table)
+    report.facts["content hash"] = found
+    pinned = dict(family.pins).get(family.version)
+    if pinned is None:
+        report.fail(
+            "unpinned",
+            f"version {family.version} is not pinned: add pins={{{family.version!r}: {found!r}}} (a change of the "
+            "rows then needs a new version)",
+        )
+    elif pinned != found and "." in family.name and pinned == _bare_hash(family, table):
+        report.fail(
+            "pin-namespace",
+            f"the pin {pinned} is the hash of the rows named {family.name.partition('.')[2]!r}, checked without the "
+            f"plugin's namespace; installed, the rows are named {family.name!r}: pin {found!r} (`mathbode family "
+            f"check --namespace {family.name.partition('.')[0]} FILE.py` prints it)",
+        )
+    elif pinned != found:
+        report.fail(
+            "changed",
+            f"the rows changed but the version is still {family.version} (pinned {pinned}, now {found}): bump "
+            f"version and pin the new hash, or undo the change",
+        )

@@ -1,0 +1,331 @@
+"""The report's other figures: the paper's diagnostic set, the chirp curves and the step responses.
+
+Each figure is a grid with a column per family and a curve (or bar) per submission; its size and
+margins are set in inches, so one family gets as readable a figure as five.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
+from matplotlib.transforms import Bbox
+
+from ..curves import MIN_WINDOW_CYCLES, family_curves, window_cycles
+from ..results import Results
+from .files import (
+    CHIRP_FIGURE,
+    COMPLIANCE,
+    DEFAULT_FIGURES,
+    FAMILY_COLUMNS,
+    FIT_QUALITY,
+    MIDBAND,
+    STEP_FIGURE,
+    FigureOptions,
+    report_figures,
+)
+
+#: The paper's diagnostic figures: (column of frequency_summary.csv, axis label, ideal value).
+PAPER_ROWS = (
+    ("r2", "R2 of the sine fit", 1.0),
+    ("res_acf1", "residual ACF(1)", 0.0),
+    ("h2_over_h1", "H2 / H1", 0.0),
+    ("res_rms_norm", "residual RMS / truth amplitude", 0.0),
+)
+
+
+def legend_columns(labels: list[str], width: float, fontsize: float = 8) -> int:
+    """How many legend entries fit side by side across `width` inches (each as wide as the longest)."""
+    entry = 0.6 + max((len(label) for label in labels), default=1) * 0.0085 * fontsize
+    return max(1, min(len(labels), int((width - 0.4) // entry)))
+
+
+def legend_rows(labels: list[str], width: float, fontsize: float = 8) -> int:
+    return math.ceil(len(labels) / legend_columns(labels, width, fontsize)) if labels else 0
+
+
+def _grid(rows: int, cols: int, title: str, labels: list[str]) -> tuple[Figure, np.ndarray]:
+    """A figure whose margins are fixed in inches, so labels fit with one column or with five, and
+    the legend (`labels`) below the panels in as many rows as it needs."""
+    width = max(6.0, 1.0 + 2.9 * cols)
+    below = 0.6 + 0.2 * legend_rows(labels, width)
+    height = 0.65 + below + 2.1 * rows
+    fig = Figure(figsize=(width, height))
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey="row")
+    fig.subplots_adjust(
+        left=0.85 / width,
+        right=1 - 0.2 / width,
+        top=1 - 0.65 / height,
+        bottom=below / height,
+        wspace=0.3,
+        hspace=0.15,
+    )
+    fig.suptitle(title, fontsize=10)
+    return fig, axes
+
+
+def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
+    ax.set_xscale("log", base=2)
+    if frequencies:
+        ax.set_xlim(frequencies[0] / 1.4, frequencies[-1] * 1.4)
+    ax.xaxis.set_major_locator(FixedLocator(frequencies))
+    ax.xaxis.set_major_formatter(FixedFormatter([f"{f:g}" for f in frequencies]))
+    ax.xaxis.set_minor_locator(NullLocator())
+
+
+def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[str], xlabel: str) -> None:
+    for col, family in enumerate(families):
+        axes[0][col].set_title(family, fontsize=9)
+        axes[-1][col].set_xlabel(xlabel, fontsize=8)
+    for row, label in enumerate(ylabels):
+        axes[row][0].set_ylabel(label, fontsize=8)
+    for ax in axes.flat:
+        ax.grid(True, alpha=0.3)
+        ax.tick_params(labelsize=7, labelleft=True)
+        ax.yaxis.set_major_locator(MaxNLocator(5))  # few ticks: making them is most of the drawing time
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if labels:
+        ncol = legend_columns(labels, fig.get_figwidth())
+        fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8)
+
+
+def _families(results: list[Results]) -> list[str]:
+    return list(dict.fromkeys(f for r in results for f in r.families))
+
+
+def paper_figures(results: list[Results]) -> Figure:
+    """R2, residual ACF(1), H2/H1 and residual RMS against frequency (the paper's diagnostic set)."""
+    families = _families(results)
+    frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
+    title = "Fit quality and nonlinearity against frequency"
+    fig, axes = _grid(len(PAPER_ROWS), max(1, len(families)), title, [r.label for r in results])
+    for col, family in enumerate(families):
+        for row, (metric, _, ideal) in enumerate(PAPER_ROWS):
+            ax = axes[row][col]
+            shown = False
+            for r in results:
+                data = r.summary[r.summary["family"] == family]
+                ax.plot(data["frequency_cycles"], data[metric], marker="o", markersize=3, label=r.label)
+                shown = shown or bool(np.isfinite(data[metric].astype(float)).any())
+            ax.axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
+            _frequency_axis(ax, frequencies)
+            if not shown:  # an empty panel must say why, not look like a failed drawing
+                ax.text(
+                    0.5,
+                    0.5,
+                    "n/a at every frequency",
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="dimgray",
+                )
+    _finish(fig, axes, families, [label for _, label, _ in PAPER_ROWS], "cycles per 64 steps")
+    return fig
+
+
+def _at_least(ax: Axes, ideal: float, half_span: float, values: list[float]) -> None:
+    """Limits from the values, but never narrower than ideal +- half_span: rounding noise on an
+    exact curve (gain 1 +- 1e-5) must not fill the panel as if it were signal."""
+    finite = [v for v in values if math.isfinite(v)]
+    lo, hi = min([ideal - half_span, *finite]), max([ideal + half_span, *finite])
+    pad = 0.06 * (hi - lo)
+    ax.set_ylim(lo - pad, hi + pad)
+    ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+
+
+def _condition_suffix(r: Results) -> str:
+    """' (format constrained (gbnf))' for a run whose server constrained the answer format."""
+    fmt = (r.extra.get("conditions") or {}).get("answer_format", "free")
+    return "" if fmt == "free" else f" (format {fmt})"
+
+
+def compliance_figure(results: list[Results]) -> Figure:
+    """Compliance by family: one bar per submission, the compliant share of the rows it answered,
+    labelled with it and with the rows not answered (a row not answered is not a non-compliant
+    answer); a family a submission did not answer is marked "not answered" (not a bar of 0 %)."""
+    families = _families(results)
+    n = max(1, len(results))
+    width = max(6.0, 1.6 + 0.45 * n * len(families) + 0.5 * len(families))
+    labels = [f"{r.label}{_condition_suffix(r)}" for r in results]
+    rows = legend_rows(labels, width, 7)
+    height = 3.6 + 0.2 * rows
+    fig = Figure(figsize=(width, height))
+    ax = fig.subplots()
+    bar = 0.8 / n
+    for i, r in enumerate(results):
+        x = np.arange(len(families)) + (i - (n - 1) / 2) * bar
+        counts = r.extra.get("answered_rows") or {}
+        values, missing = [], []
+        for f in families:
+            c = counts.get(f)
+            if f not in r.families:
+                values.append(math.nan)
+                missing.append(0)
+            elif c and c["answered"]:
+                values.append(c["compliant"] / c["answered"])
+                missing.append(c["rows"] - c["answered"])
+            else:
+                values.append(r.families[f]["compliance_mean"])
+                missing.append(0)
+        bars = ax.bar(x, np.nan_to_num(values), width=bar * 0.92, label=labels[i])
+        for xi, value, gap, patch in zip(x, values, missing, bars, strict=True):
+            text = "not answered" if math.isnan(value) else f"{100 * value:.1f} %"
+            if gap and not math.isnan(value):
+                text += f"; {gap:,} not answered"
+            top = 0.0 if math.isnan(value) else value
+            ax.text(
+                xi, top + 0.02, text, rotation=90, ha="center", va="bottom", fontsize=6, color=patch.get_facecolor()
+            )
+    ax.set_xticks(np.arange(len(families)), families, fontsize=7)
+    ax.set_ylim(0, 1.42)  # room above a full bar for its label
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25 %", "50 %", "75 %", "100 %"])
+    ax.set_ylabel("compliant share of answered rows", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.legend(loc="lower center", ncol=legend_columns(labels, width, 7), frameon=False, fontsize=7)
+    fig.suptitle("Compliance by family (bars labelled with their share)", fontsize=10)
+    fig.subplots_adjust(
+        left=0.8 / width, right=1 - 0.2 / width, top=1 - 0.45 / height, bottom=(0.55 + 0.2 * rows) / height
+    )
+    return fig
+
+
+def midband_table(results: list[Results]) -> Figure:
+    """The mid-band summary table: per submission and family, the numbers MB-Core and MB-Plus are made of."""
+    header = ["submission", "family", *(name for _, name, _ in FAMILY_COLUMNS)]
+    cells = [
+        [
+            r.label,
+            fam,
+            *("n/a" if s.get(k) is None or s[k] != s[k] else f"{s[k]:.{min(d, 3)}f}" for k, _, d in FAMILY_COLUMNS),
+        ]
+        for r in results
+        for fam, s in r.families.items()
+    ] or [["-"] * len(header)]
+    # Each column as wide as its longest text (about 0.065 in per character at 7 pt), so no text
+    # leaves its cell.
+    widths = [0.25 + 0.065 * max(len(row[c]) for row in [header, *cells]) for c in range(len(header))]
+    width, height = sum(widths) + 0.4, 0.9 + 0.24 * (len(cells) + 1)
+    fig = Figure(figsize=(width, height))
+    ax = fig.add_axes((0.2 / width, 0.15 / height, 1 - 0.4 / width, 1 - 0.75 / height))
+    ax.axis("off")
+    table = ax.table(
+        cellText=cells,
+        colLabels=header,
+        colWidths=[w / sum(widths) for w in widths],
+        loc="upper center",
+        cellLoc="center",
+        bbox=Bbox.from_bounds(0, 0, 1, 1),
+    )
+    table.auto_set_font_size(False)
+    table.set_fontsize(7)
+    fig.suptitle("Mid-band summary (frequencies 4 and 8; phase in degrees)", fontsize=10)
+    return fig
+
+
+def chirp_figure(results: list[Results]) -> Figure:
+    """Chirp gain and phase error against instantaneous frequency, with the sinusoid points over them."""
+    families = [f for f in _families_with(results, "chirp")]
+    frequencies = [1.0, 2.0, 4.0, 8.0, 16.0]
+    title = "Chirp against the sinusoids (dots); dotted: windows under a cycle"
+    fig, axes = _grid(2, max(1, len(families)), title, [f"{r.label} (chirp)" for r in results])
+    curves = [family_curves(r.chirp) for r in results]  # one groupby per submission
+    drawn: dict[int, list[list[float]]] = {}
+    for col, family in enumerate(families):
+        values: list[list[float]] = [[], []]
+        for r, by_family in zip(results, curves, strict=True):
+            curve = by_family.get(family)
+            if not curve:
+                continue
+            # Windows holding under a cycle cannot tell a swing from a level: dotted, not read.
+            held = [window_cycles(p["frequency_cycles"]) >= MIN_WINDOW_CYCLES for p in curve]
+            freq = [p["frequency_cycles"] for p in curve]
+            gain, phase = [p["gain"] for p in curve], [p["phase_err_deg"] for p in curve]
+            solid = [i for i, ok in enumerate(held) if ok]
+            weak = [i for i, ok in enumerate(held) if not ok] + solid[:1]
+            (line,) = axes[0][col].plot([freq[i] for i in solid], [gain[i] for i in solid], label=f"{r.label} (chirp)")
+            color = line.get_color()
+            axes[1][col].plot([freq[i] for i in solid], [phase[i] for i in solid], color=color)
+            axes[0][col].plot([freq[i] for i in weak], [gain[i] for i in weak], ":", color=color, linewidth=0.8)
+            axes[1][col].plot([freq[i] for i in weak], [phase[i] for i in weak], ":", color=color, linewidth=0.8)
+            values[0] += [gain[i] for i in solid]
+            values[1] += [phase[i] for i in solid]
+            points = r.summary[r.summary["family"] == family]
+            if len(points):
+                axes[0][col].plot(points["frequency_cycles"], points["gain"], "o", color=color, markersize=4)
+                axes[1][col].plot(points["frequency_cycles"], points["phase_err_deg"], "o", color=color, markersize=4)
+                values[0] += [float(v) for v in points["gain"]]
+                values[1] += [float(v) for v in points["phase_err_deg"]]
+        for row, ideal in enumerate((1.0, 0.0)):
+            axes[row][col].axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
+            _frequency_axis(axes[row][col], frequencies)
+        drawn[col] = values
+    _finish(fig, axes, families, ["gain", "phase error (deg)"], "cycles per 64 steps")
+    # After _finish (its tick locator does not move limits); a row shares its y axis.
+    _at_least(axes[0][0], 1.0, 0.1, [v for gains, _ in drawn.values() for v in gains])
+    _at_least(axes[1][0], 0.0, 10.0, [v for _, phases in drawn.values() for v in phases])
+    return fig
+
+
+def step_figure(results: list[Results], switch: int, steps: int) -> Figure:
+    """The step responses r_t (model answers over the truth's jump) after the switch, mean over sweeps."""
+    families = _families_with(results, "step")
+    fig, axes = _grid(
+        1, max(1, len(families)), "Step responses (1 = the truth's new level)", [r.label for r in results]
+    )
+    for col, family in enumerate(families):
+        ax = axes[0][col]
+        for r in results:
+            curve = r.step_curves.get(family)
+            if curve:
+                ax.plot(range(-4, len(curve) - 4), curve, marker=".", markersize=3, label=r.label)
+        ax.plot([-4, 0, 0, steps - switch], [0, 0, 1, 1], color="grey", linestyle="--", linewidth=0.8)
+    _finish(fig, axes, families, ["normalised answer r"], "steps after the switch")
+    return fig
+
+
+def _families_with(results: list[Results], kind: str) -> list[str]:
+    table = {"chirp": lambda r: r.chirp, "step": lambda r: r.step}[kind]
+    return list(dict.fromkeys(f for r in results if len(table(r)) for f in table(r)["family"]))
+
+
+def save(fig: Figure, out: Path, stem: str, options: FigureOptions) -> Path:
+    """Write a figure as `<stem>.<format>`; no creation date or software in it, so the bytes repeat."""
+    path = out / options.file(stem)
+    metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[options.format]
+    # Fonts as journals take them: TrueType (42) embedded in PDF and PostScript, not Type 3 (IEEE's
+    # and ACM's checkers refuse Type 3); SVG text kept as text, searchable and editable, not paths.
+    # A fixed salt for the SVG's element ids (random by default), so an SVG's bytes repeat too.
+    with rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none", "svg.hashsalt": "mathbode"}):
+        fig.savefig(path, dpi=options.dpi, format=options.format, metadata=metadata)
+    return path
+
+
+def draw_figures(
+    results: list[Results],
+    out: Path,
+    switch: int,
+    steps: int,
+    only: tuple[str, ...] | None = None,
+    options: FigureOptions = DEFAULT_FIGURES,
+) -> list[Path]:
+    """Every figure besides the Bode plot that has something to show (`only`: just these stems)."""
+    makers: dict[str, Callable[[], Figure]] = {
+        FIT_QUALITY: lambda: paper_figures(results),
+        COMPLIANCE: lambda: compliance_figure(results),
+        MIDBAND: lambda: midband_table(results),
+        CHIRP_FIGURE: lambda: chirp_figure(results),
+        STEP_FIGURE: lambda: step_figure(results, switch, steps),
+    }
+    return [
+        save(makers[stem](), out, stem, options)
+        for stem, _ in report_figures(results)
+        if stem in makers and (only is None or stem in only)
+    ]

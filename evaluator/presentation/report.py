@@ -1,0 +1,735 @@
+"""The report folder: scores.json, sweeps.csv, frequency_summary.csv, report.md and Bode plots."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from mathbode.core.atomic import atomic_folder, check_replaceable
+from mathbode.core.errors import UsageError
+from mathbode.schema.parsing import NON_COMPLIANT_KINDS
+
+from ..ranking import conditions_label, groups, unranked
+from ..results import HEADLINE, Rendering, Results, dumps, from_document, json_safe, read_document, to_document
+from ..table import Table
+from .background import BackgroundPlotter, draw_here
+from .comparison import describe
+from .files import (
+    COMPARISONS_FILE,
+    DEFAULT_FIGURES,
+    FAMILY_COLUMNS,
+    LEADERBOARD_FILE,
+    REPORT_FILE,
+    RESULTS_FILE,
+    SCORES_FILE,
+    FigureOptions,
+    report_figures,
+    write_tables,
+)
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if not isinstance(x, float):
+        return str(x)
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table; a `|` inside a cell (`|G-1| mid`) is escaped, or it would split the cell."""
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+    return [line(header), "|" + "---|" * len(header)] + [line(r) for r in rows]
+
+
+def leaderboard(results: list[Results]) -> Table:
+    """One row per submission: ranked within its group of equal conditions (best MB-Core first,
+    MB-Plus breaking ties), with intervals when computed; files with no sinusoid sweep last, unranked."""
+    rows = []
+    ordered: list[tuple[str, int | None, Results]] = [
+        (label, rank + 1, r) for label, members in groups(results) for rank, r in enumerate(members)
+    ]
+    ordered += [(conditions_label(r), None, r) for r in unranked(results)]
+    for label, rank, r in ordered:
+        row: dict[str, Any] = {"group": label, "rank": rank, "label": r.label, "model": r.model, "preset": r.preset}
+        bounds = (r.extra.get("intervals") or {}).get("overall") or {}
+        for name in HEADLINE:
+            row[name] = r.overall.get(name, math.nan)
+            if "intervals" in r.extra:
+                low, high = bounds.get(name) or (math.nan, math.nan)
+                row[f"{name}_low"], row[f"{name}_high"] = low, high
+        accuracy = r.extra.get("accuracy") or {}
+        row["exact_rows"] = accuracy.get("rate", math.nan)
+        wilson = accuracy.get("wilson_95") or (math.nan, math.nan)
+        row["exact_rows_low"], row["exact_rows_high"] = wilson
+        rep = r.extra.get("repeatability") or {}
+        row["repeatability"] = rep["overall"]["identical_share"] if rep.get("measured") else math.nan
+        row["num_sweeps"] = len(r.sweeps)
+        row["num_families"] = r.overall["num_families"]
+        row.update(r.extra.get("conditions") or {})
+        for fam, s in r.families.items():
+            row[f"{fam}.mb_core"] = s["mb_core"]
+        rows.append(row)
+    return Table.from_rows(rows)  # `rank` stays whole numbers, empty for an unranked file
+
+
+def interval_text(r: Results, name: str, digits: int = 4) -> str:
+    """'0.8123 [0.7950, 0.8301]' (the interval only when computed; '0.8123 [no interval]' when
+    computed and withheld: `interval_notes` says why)."""
+    estimate = r.overall.get(name, math.nan)
+    value = _num(estimate, digits)
+    intervals = r.extra.get("intervals")
+    bounds = ((intervals or {}).get("overall") or {}).get(name)
+    if bounds:
+        return f"{value} [{_num(bounds[0], digits)}, {_num(bounds[1], digits)}]"
+    if intervals and estimate == estimate:
+        return f"{value} [no interval]"
+    return value
+
+
+#: Score names as a reader sees them.
+SCORE_NAMES = {
+    "mb_core": "MB-Core",
+    "mb_plus": "MB-Plus",
+    "mb_core_calibrated": "cal. MB-Core",
+    "mb_plus_calibrated": "cal. MB-Plus",
+}
+
+
+def interval_notes(r: Results) -> list[str]:
+    """Why an overall score that has a value got no 95 % interval, in words (one line per reason)."""
+    intervals = r.extra.get("intervals") or {}
+    reasons = intervals.get("no_interval") or {}
+    by_reason: dict[str, list[str]] = {}
+    for name in HEADLINE:
+        why = reasons.get(f"overall.{name}")
+        estimate = r.overall.get(name, math.nan)
+        if why and estimate == estimate:
+            by_reason.setdefault(why, []).append(SCORE_NAMES[name])
+    return [f"no 95 % interval for {', '.join(names)}: {why}" for why, names in by_reason.items()]
+
+
+#: What the brackets are and what they leave out (report.md, console).
+BRACKETS = (
+    "95 % intervals from the spread of the sweeps within each (family, frequency) cell (t intervals, "
+    "coverage measured by simulation in benchmarks/bench_coverage.py). They include only the sampling error "
+    "of the sweeps, not systematic error: a sequential run's start-up transient (no run-in: every sweep's first "
+    "steps answer the cold start, not the steady state) and the truncation of answers to six decimals bias "
+    "every sweep alike and are not in them"
+)
+
+
+def _signed(x: Any, digits: int) -> str:
+    if x is None or x != x:
+        return "n/a"
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text  # 0.0000, not -0.0000
+
+
+def diagnostics_lines(r: Results) -> list[str]:
+    """The chirp, step and agreement figures of one submission, as fixed-width text."""
+    diag = r.extra.get("diagnostics")
+    if not diag:
+        return []
+    lines = []
+    if diag["chirp"]:
+        first = next(iter(diag["chirp"].values()))["at"]
+        heads = [
+            f"{k}" if abs(p["frequency_cycles"] - p["requested"]) < 1e-9 else f"{k} (at {p['frequency_cycles']:.2f})"
+            for k, p in first.items()
+        ]
+        lines.append("chirp: gain / phase error (deg) against instantaneous frequency (cycles per 64 steps)")
+        lines.append(f"  {'family':<22}" + "".join(f"{h:>18}" for h in heads))
+        for fam, c in diag["chirp"].items():
+            cells = [f"{_num(p['gain'], 3)} / {_signed(p['phase_err_deg'], 1)}" for p in c["at"].values()]
+            lines.append(f"  {fam:<22}" + "".join(f"{cell:>18}" for cell in cells))
+    if diag["step"]:
+        names = ("pre_error", "steady_state_error", "overshoot", "dead_time", "rise_time", "settling_time", "delay")
+        lines.append(
+            "step response (normalised by the truth's jump; times in steps after the switch; rise 10-90 %, "
+            "after the dead time)"
+        )
+        lines.append(f"  {'family':<22}" + "".join(f"{n:>19}" for n in names))
+        for fam, s in diag["step"].items():
+            lines.append(
+                f"  {fam:<22}"
+                + "".join(f"{_signed(s[n], 4) if n.endswith('error') else _num(s[n], 2):>19}" for n in names)
+            )
+    if diag["agreement"]:
+        lines.append(
+            "agreement (0 for a unit-gain pure delay; other linear systems read values of their own, a "
+            "first-order low-pass with a = 0.2 +1.3 steps and +0.07, so compare with the dynamics fit):"
+        )
+        for fam, a in diag["agreement"].items():
+            parts = []
+            for name, value in a.items():
+                if isinstance(value, dict):
+                    parts.append(
+                        f"{name} gain {_signed(value['gain'], 3)}, phase {_signed(value['phase_err_deg'], 1)} deg"
+                    )
+                else:
+                    parts.append(f"{name} {_signed(value, 3)}")
+            lines.append(f"  {fam}: " + "; ".join(parts))
+    return lines
+
+
+def dynamics_lines(r: Results) -> list[str]:
+    """The system each family's sequential answers show (`dynamics`), as Markdown lines."""
+    found = r.extra.get("dynamics")
+    if not found:
+        return []
+
+    def bracket(iv: list[float] | None, digits: int) -> str:
+        return f" [{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]" if iv else ""
+
+    header = ["family", "verdict", "delay (steps)", "delay fit", "low-pass a", "time constant (steps)", "low-pass fit"]
+    rows, flags, notes = [], [], set()
+    for family, d in found.items():
+        if "delay_steps" not in d:
+            rows.append([family, d["verdict"], *["n/a"] * 5])
+            continue
+        rows.append(
+            [
+                family,
+                d["verdict"],
+                f"{d['delay_steps']:.2f}{bracket(d['delay_interval'], 2)} (mod {d['delay_period_steps']:g})",
+                f"{d['delay_residual']:.3f}",
+                f"{d['low_pass_a']:.3f}{bracket(d['low_pass_a_interval'], 3)}",
+                f"{d['time_constant_steps']:.2f}",
+                f"{d['low_pass_residual']:.3f}",
+            ]
+        )
+        flags += [f"{family}: {flag}" for flag in d.get("flags", [])]
+        if d.get("interval_note"):
+            notes.add(d["interval_note"])
+    lines = [
+        "Dynamics (sequential protocol): each family's mean complex response across frequencies, fitted by a "
+        "pure delay and by a first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1}); a fit is its relative "
+        "residual (0: exact). A delay is known modulo the period its frequencies repeat in.",
+        "",
+        *_table(header, rows),
+    ]
+    lines += [""] + [f"- **{flag}**" for flag in flags] if flags else []
+    lines += [""] + [f"- {note}" for note in sorted(notes)] if notes else []
+    return lines
+
+
+def compliance_note(r: Results) -> str | None:
+    """'0 of 1,280 responses were compliant: 1,160 had no answer tags at all; ...', or None when all were."""
+    nc = r.extra.get("non_compliant")
+    if not nc or nc["compliant"] == nc["lines"]:
+        return None
+    reasons = "; ".join(f"{n:,} {NON_COMPLIANT_KINDS[kind]}" for kind, n in nc["kinds"].items())
+    return f"{nc['compliant']:,} of {nc['lines']:,} answers were compliant: {reasons}."
+
+
+def method_note(r: Results) -> str | None:
+    """What a custom scoring configuration means for the numbers (None for the paper's)."""
+    if r.provenance.get("method", "paper") == "paper":
+        return None
+    c = r.provenance.get("config") or {}
+    return (
+        f"custom scoring (gain scale {c.get('gain_scale'):g}, phase scale {c.get('phase_scale_deg'):g} deg, "
+        f"weights {c.get('gain_weight'):g} and {c.get('phase_weight'):g}; the paper's are 0.25, 45 deg, 0.5 and "
+        "0.5): these MB-Core and MB-Plus are not the paper's and not comparable with published numbers"
+    )
+
+
+def answers_text(r: Results) -> str:
+    """'41,450 of 43,200 sinusoid rows compliant (MB-Core, MB-Plus); 3,840 of 3,840 chirp and step rows ...'."""
+    parts = []
+    rows = r.extra.get("num_rows") or 0
+    if rows:
+        answered = r.extra.get("num_answered", rows)
+        compliant = r.extra.get("num_answers", 0)
+        if answered < rows:  # not answered is not the same as answered non-compliantly
+            parts.append(
+                f"{answered:,} of {rows:,} sinusoid rows answered, {compliant:,} of them compliant "
+                f"(MB-Core, MB-Plus; {rows - answered:,} not answered)"
+            )
+        else:
+            parts.append(f"{compliant:,} of {rows:,} sinusoid rows compliant (MB-Core, MB-Plus)")
+    transient = r.extra.get("transient_answers") or {}
+    if transient.get("rows"):
+        parts.append(
+            f"{transient['compliant']:,} of {transient['rows']:,} chirp and step rows compliant "
+            "(the chirp and step measurements)"
+        )
+    return "; ".join(parts) or "no rows scored"
+
+
+def repeatability_text(r: Results) -> str | None:
+    """'repeatability: 85 prompts answered more than once, 100.0 % of them identically (mean spread 0)'."""
+    rep = r.extra.get("repeatability")
+    if not rep:
+        return None
+    if not rep.get("measured"):
+        return f"repeatability not measured: {rep['note']}"
+    o = rep["overall"]
+    spread = _num(o["spread_mean"], 6)
+    return (
+        f"repeatability: {o['repeated_prompts']:,} prompts answered more than once, "
+        f"{100 * o['identical_share']:.1f} % of them with the same number each time (mean spread of their "
+        f"numbers {spread})"
+    )
+
+
+STATELESS_PHASE = (
+    "What these phases can show (stateless protocol): each row was its own request, and a model "
+    "that never sees an earlier step cannot lag. In a sweep that starts at phase 0 (all of SMOKE and "
+    "MVP) the phase error of answers that depend only on their prompt is 0 or 180 degrees and nothing "
+    "between; away from 0 and 180 there it can only come from answers that differ between repeats of a "
+    "prompt. Elsewhere per-prompt errors read as a phase that grows with frequency, from sparse "
+    "sampling, not timing. To measure lag, run the sequential protocol (`mathbode run --protocol "
+    "sequential`)."
+)
+
+
+def phase_parts_lines(r: Results) -> list[str]:
+    """Lag and per-prompt inconsistency per family (`phase_parts`), and what the paper's phase term kept."""
+    parts = r.extra.get("phase_parts")
+    if not parts:
+        return []
+    rows = [
+        [family, _signed(p["lag_deg"], 2), _num(p["inconsistency_deg"], 2), str(p["pairs"])]
+        for family, p in parts.items()
+    ]
+    return [
+        "Phase error in two parts, from the mirrored sweep pairs (start phases 120 and 240 degrees visit the same "
+        "values in opposite time order) at the mid-band: **lag**, the part common to a pair (a timing: what a "
+        "memory shows), and **per-prompt inconsistency**, the part opposite in the pair (what per-prompt errors do "
+        "to a fitted phase; a memoryless model's pair is exactly opposite). The paper's phase term, |mean phase| "
+        "of a cell, averages each pair and so measures the lag alone.",
+        "",
+        *_table(["family", "lag (deg)", "per-prompt inconsistency (deg)", "pairs"], rows),
+    ]
+
+
+def provenance_lines(r: Results) -> list[str]:
+    """The conditions the answers were asked under and what scored them, as Markdown bullets."""
+    cond = r.extra.get("conditions") or {}
+    asked = [f"protocol {cond.get('protocol', 'stateless')}"]
+    if cond.get("protocol") == "sequential":
+        asked += [f"history {cond.get('history', 'not recorded')}", f"run-in {cond.get('run_in', '0')} steps"]
+    asked += [f"answer format {cond.get('answer_format', 'free')}", f"prompting {cond.get('prompting', 'zero-shot')}"]
+    if cond.get("dedupe"):
+        asked.append("deduplicated prompts")
+    prov = r.provenance
+    ref = prov.get("reference") or {}
+    lines = [
+        f"- Asked: {', '.join(asked)}.",
+        f"- Scored by mathbode {prov.get('version')} ({prov.get('method', 'paper')} method), "
+        f"parser {prov.get('parser')}.",
+        f"- Reference rows: {ref.get('source')}, content hash `{ref.get('content_hash')}`.",
+    ]
+    if prov.get("input"):
+        lines.append(f"- Input: `{prov['input']['file']}`, `{prov['input']['sha256']}`.")
+    return lines
+
+
+def release_note(r: Results) -> str | None:
+    """Which release a score is of, when it is not the canonical MathBode (a condition, like the protocol)."""
+    cond = r.extra.get("conditions") or {}
+    if "release" not in cond:
+        return None
+    return (
+        f"scored against release {cond['release']} (content {cond.get('release_content_hash')}), not the "
+        "canonical MathBode release: another benchmark, ranked apart from it"
+    )
+
+
+def conditions_notes(r: Results) -> list[str]:
+    """How the answers were obtained or scored when that changes what a score means (custom
+    scales, constrained format, one-shot, another parser)."""
+    cond = r.extra.get("conditions") or {}
+    notes = [n for n in [release_note(r), method_note(r)] if n]
+    if cond.get("answer_format", "free") != "free":
+        notes.append(
+            f"answer format {cond['answer_format']} by the server: this measures the model's numbers, "
+            "not its format discipline; do not rank it beside free-format runs"
+        )
+    if cond.get("prompting", "zero-shot") != "zero-shot":
+        notes.append(f"prompting: {cond['prompting']}")
+    parser = r.provenance.get("parser_name", "strict")
+    if parser != "strict":
+        notes.append(f"responses parsed with the {parser} rules, not the paper's strict appendix C rules")
+    return notes
+
+
+def na_notes(r: Results) -> list[str]:
+    """Why each family's n/a score is n/a (the overall's reason is among the coverage notes)."""
+    notes = {fam: s["note"] for fam, s in r.families.items() if s.get("note")}
+    if len(notes) > 1 and len(notes) == len(r.families) and len(set(notes.values())) == 1:
+        return [f"every family: n/a: {next(iter(notes.values()))}."]
+    return [f"{fam}: n/a: {note}." for fam, note in notes.items()]
+
+
+def coverage_notes(results: list[Results]) -> list[str]:
+    """Why an overall score is n/a, how much of a preset a partial file answered, and when a ranking mixes presets."""
+    notes = []
+    for r in results:
+        if "note" in r.overall:
+            notes.append(f"{r.label}: overall n/a: {r.overall['note']}.")
+        subset = r.overall.get("subset")
+        if subset and subset["families"]:
+            notes.append(
+                f"{r.label}: over the {len(subset['families'])} families answered ({', '.join(subset['families'])}), "
+                f"not the benchmark's overall: MB-Core {_num(subset.get('mb_core'))}, MB-Plus "
+                f"{_num(subset.get('mb_plus'))}, calibrated MB-Core {_num(subset.get('mb_core_calibrated'))}"
+            )
+        rows = r.extra.get("preset_rows")
+        if rows and rows["answered"] < rows["rows"]:
+            missing = rows["rows"] - rows["answered"]
+            # A preset of chirp and step sweeps has no MB-Plus for the unanswered rows to count in.
+            counted = (
+                "count as not compliant (the compliance part of MB-Plus)"
+                if r.extra.get("num_sweeps")
+                else "are not measured"
+            )
+            notes.append(
+                f"{r.label}: answered {rows['answered']:,} of the {rows['rows']:,} {rows['preset']} rows; the "
+                f"{missing:,} unanswered rows {counted}."
+            )
+        cov = r.extra.get("coverage")
+        if cov and not rows and r.preset not in (cov["preset"],) and cov["sweeps"] < cov["of"]:
+            notes.append(
+                f"{r.label}: answers {cov['sweeps']:,} of the {cov['of']:,} sweeps of {cov['preset']} "
+                f"(scored as {r.preset})."
+            )
+    for r in unranked(results):
+        if len(results) > 1:
+            notes.append(f"{r.label}: not ranked: it has no sinusoid rows, the only ones MB-Core and MB-Plus use.")
+    if len({r.preset for r in results}) > 1:
+        notes.append(
+            "the submissions cover different rows (" + ", ".join(f"{r.label}: {r.preset}" for r in results) + "); "
+            "their scores are not directly comparable."
+        )
+    return notes
+
+
+HOW_TO_READ = """## How to read this report
+
+Each sinusoid sweep drives one parameter of a question over 64 steps; a least-squares fit of
+y = c + a sin(wt) + b cos(wt) to the model's compliant answers, and to the exact answers, gives
+the numbers below. Frequencies are in cycles per 64 steps.
+
+- **gain (G)**: the model's fitted swing over the truth's (1 = tracks the drive fully; 0.5 = half).
+  **|G-1|** is its error.
+- **phase error (deg)**: the model's fitted phase minus the truth's, in [-180, 180); negative is a
+  lag. Means over sweeps are taken on the circle (+180 and -180 are one angle); **spread** is their
+  circular standard deviation. A sweep whose answers do not move (fitted swing within the answer
+  format's floor, 2e-6) has no phase: it is counted under **flat** and left out of the phase means.
+- **mid-band**: frequencies 4 and 8 (the paper's); "mid" columns are means over these two.
+- **MB-Core** (the paper's): 1 - (0.5 min(1, |G-1|/0.25) + 0.5 min(1, |phase|/45 deg)) from the
+  mid-band means, clipped to [0, 1]; per family, then the plain mean over the five families.
+- **MB-Plus** (the paper's): MB-Core x sqrt(R2 mid) x sqrt(1 - |ACF(1)| mid) x sqrt(compliance).
+- **R2**: share of the answers' variance the single sinusoid fit explains. **ACF(1)**: lag-1
+  autocorrelation of the fit's residual (structure the sinusoid misses). **H2/H1**: second over
+  first harmonic amplitude, fitted jointly with the constant (n/a where the harmonic aliases: at
+  16 cycles the 2nd harmonic is the Nyquist frequency). **truth's H2/H1**: the same for the exact
+  answers on the same steps (p is printed to 3 decimals and the answer is a nonlinear function of
+  it, so the truth has harmonics of its own); a model's nonlinearity is what exceeds it.
+- **cal. MB-Core, cal. MB-Plus** (calibrated): the same formulas with R2 and ACF(1) measured only
+  on what the truth's own shape does not explain, and a flat answer counted as 180 deg off, so the
+  exact answers score 1 and a constant answer 0.
+- **compliance**: share of a sweep's 64 rows with a parsable answer in the required format;
+  unanswered rows count as not compliant.
+- **exact rows**: of the sinusoid rows scored, the answers equal to the truth truncated to six
+  decimals, with a Wilson 95 % interval (chirp and step rows are measured apart).
+- **repeatability** (stateless only): of the prompts the file answers on more than one row (in
+  the preset scored), the share answered with the same parsed number each time (the texts may
+  differ), and the mean spread (standard deviation) of their numbers; 1 and 0 for a
+  deterministic server.
+- **Brackets**: 95 % intervals over sweeps: the score's standard error from the spread of the
+  sweeps within each family and frequency (each cell's own n - 1 degrees of freedom), times
+  Student's t (docs/intervals.md); an interval always holds its estimate.
+  Their coverage is measured by simulation (`benchmarks/bench_coverage.py`): 93-97 % where it can
+  be reached. "no interval" where it cannot, with the reason: a cell of one sweep has no
+  spread, and with 2 sweeps per cell (SMOKE, MVP) the sign of a gain or phase error cannot be
+  told from noise, so the overall scores get none (an interval would cover 91-100 % depending on
+  where the errors lie); each family's (scores.json) and each frequency's bars are given, wide
+  (t = 12.7 on 1 degree of freedom).
+- **What the brackets do not include**: systematic error, which every sweep shares and no spread
+  of sweeps can show: the start-up transient of the sequential protocol without a run-in (the
+  first steps of each conversation answer the cold start, not the steady state, and can put the
+  score outside its interval), and the truncation of every answer to six decimals.
+- **chirp**: gain and phase error read in 16-step windows of the logarithmic chirp (1 to 16
+  cycles) against the instantaneous frequency at each window's centre; "1 (at 1.39)" means the
+  octave point 1 is read at the nearest window centre, 1.39 cycles. A point whose window holds
+  under one cycle of the drive (1 and 2 cycles: 0.35 and 0.5) is n/a: a level and a swing cannot
+  be told apart there. The window sees a delayed chirp at a slightly other frequency, so a pure
+  delay reads low (4 steps: gain 0.8 at 8 cycles); a first-order low-pass reads within 0.04 and 2
+  degrees of its sinusoid values at 4 and 8 cycles.
+- **step** (the drive jumps at step 32; values are normalised by the truth's jump, times are
+  steps after it): **pre_error** the settled level before the jump against the truth's;
+  **steady_state_error** the mean of the last 16 steps minus 1; **overshoot** the peak above 1;
+  **dead_time** the first step at 0.1 or above; **rise_time** the steps from there to the first
+  at 0.9 or above (10-90 %: a pure delay has dead time and no rise); **settling_time** the step
+  from which the response stays within 0.05 of 1; **delay** the first step at 0.5 or above.
+- **agreement**: the chirp against the sinusoids at 4 and 8 cycles, the step's delay against the
+  delay the sinusoid phases imply, and the step's final level against the gain at 1 cycle. All 0
+  for a unit-gain pure delay; another linear system reads values of its own (a first-order
+  low-pass, a = 0.2: +1.3 steps and +0.07), so large values mean nonlinearity only beside a
+  dynamics fit that explains the rest.
+- **n/a**: not measurable, with the reason beside it: too few compliant answers (a sweep needs
+  16 of 64), answers that do not move (no phase), a mid-band frequency not answered, or a family
+  missing (the overall needs all five).
+"""
+
+
+def _family_table(r: Results) -> list[str]:
+    return _table(
+        ["family", *(name for _, name, _ in FAMILY_COLUMNS)],
+        [[fam, *(_num(s.get(k), d) for k, _, d in FAMILY_COLUMNS)] for fam, s in r.families.items()],
+    )
+
+
+def _frequency_table(r: Results) -> list[str]:
+    return _table(
+        ["family", "frequency", "gain", "phase error (deg)", "spread (deg)", "flat", "R2", "ACF(1)", "H2/H1"]
+        + ["truth's H2/H1", "compliance", "sweeps"],
+        [
+            [
+                row["family"],
+                f"{row['frequency_cycles']:g}",
+                _num(row["gain"]),
+                _num(row["phase_err_deg"], 2),
+                _num(row.get("phase_spread_deg"), 2),
+                str(int(row.get("num_flat", 0))),
+                _num(row["r2"]),
+                _num(row["res_acf1"]),
+                _num(row["h2_over_h1"]),
+                _num(row.get("h2_over_h1_truth")),
+                _num(row["compliance"], 3),
+                str(int(row["num_sweeps"])),
+            ]
+            for row in r.summary.rows()
+        ],
+    )
+
+
+def _leaderboard_lines(results: list[Results], tests: list[dict[str, Any]]) -> list[str]:
+    lines = ["## Leaderboard", ""]
+    grouped = groups(results)
+    if len(grouped) > 1:
+        lines += [
+            "Submissions made under different conditions are ranked apart and never tested against each other.",
+            "",
+        ]
+    header = ["rank", "submission", "preset", "MB-Core", "MB-Plus", "cal. MB-Plus", "exact rows", "families"]
+    for label, members in grouped:
+        if len(grouped) > 1:
+            lines += [f"### {label}", ""]
+        lines += _table(
+            header,
+            [
+                [
+                    str(i + 1),
+                    r.label,
+                    r.preset,
+                    interval_text(r, "mb_core"),
+                    _num(r.overall["mb_plus"]),
+                    interval_text(r, "mb_plus_calibrated"),
+                    _num((r.extra.get("accuracy") or {}).get("rate", math.nan)),
+                    str(r.overall["num_families"]),
+                ]
+                for i, r in enumerate(members)
+            ],
+        )
+        lines.append("")
+        mine = [t for t in tests if t.get("conditions") == label]
+        if mine:
+            lines += ["Each submission against the next one down (95 % intervals):", ""]
+            lines += [f"- {line}" for t in mine for line in describe(t)] + [""]
+    return lines
+
+
+def _headline(r: Results) -> str:
+    whose = "custom scoring, not the paper's" if method_note(r) else "the paper's"
+    return (
+        f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
+        f"({whose}; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
+        f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}."
+        + (f" Brackets: {BRACKETS}." if "intervals" in r.extra else "")
+    )
+
+
+def _markdown(
+    results: list[Results], plots: bool, tests: list[dict[str, Any]], figures: FigureOptions = DEFAULT_FIGURES
+) -> str:
+    lines = ["# MathBode report", ""]
+    if len(results) > 1 and groups(results):
+        lines += _leaderboard_lines(results, tests)
+    notes = coverage_notes(results)
+    if notes:
+        lines += [f"- {n}" for n in notes] + [""]
+    for r in results:
+        lines += [f"## {r.label}", ""]
+        nc, said = r.extra.get("non_compliant"), compliance_note(r)
+        if said:
+            lines += [f"**{said}**" if nc and nc["compliant"] == 0 else said, ""]
+            if nc and nc["examples"]:
+                lines += ["Some of the answers, verbatim:", ""]
+                lines += [f"    {json.dumps(e, ensure_ascii=False)}" for e in nc["examples"]] + [""]
+        result_notes = [*conditions_notes(r), *na_notes(r), *interval_notes(r)]
+        if result_notes:
+            lines += [f"- {note}" for note in result_notes] + [""]
+        lines += [
+            f"Model: {r.model or 'not given'}. Preset: {r.preset}. Sweeps scored: {r.extra.get('num_sweeps')}. "
+            f"Answers: {answers_text(r)}.",
+            "",
+            *provenance_lines(r),
+            "",
+        ]
+        if r.extra.get("num_sweeps"):
+            lines += [_headline(r), ""]
+            lines += _family_table(r)
+            lines += ["", "Per frequency (mean over sweeps; phases on the circle):", ""]
+            lines += _frequency_table(r)
+            if (r.extra.get("conditions") or {}).get("protocol", "stateless") == "stateless":
+                lines += ["", STATELESS_PHASE]
+            said_parts = phase_parts_lines(r)
+            if said_parts:
+                lines += ["", *said_parts]
+            said_dynamics = dynamics_lines(r)
+            if said_dynamics:
+                lines += ["", *said_dynamics]
+        else:
+            lines.append(
+                "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "
+                "its chirp and step rows are measured below."
+            )
+        said = repeatability_text(r)
+        if said:
+            lines += ["", said[0].upper() + said[1:] + "."]
+        extra_lines = diagnostics_lines(r)
+        if extra_lines:
+            lines += ["", "Chirp and step measurements (`chirp.csv`, `step.csv`; docs/chirp-step.md):", ""]
+            lines += ["```text", *extra_lines, "```"]
+        accuracy = r.extra.get("accuracy")
+        if accuracy and accuracy["rows"]:
+            lines += ["", accuracy_text(accuracy)]
+        lines.append("")
+    if plots:
+        for stem, caption in report_figures(results):
+            # Markdown viewers show PNG and SVG images; a PDF figure is a link to its file.
+            shown = "" if figures.format == "pdf" else "!"
+            lines += [f"{shown}[{caption}]({figures.file(stem)})", ""]
+    lines += [HOW_TO_READ]
+    return "\n".join(lines)
+
+
+def accuracy_text(accuracy: dict[str, Any]) -> str:
+    """'exact rows (answer = truth truncated to 6 decimals): 9,600 of 9,600 = 1.0000 [0.9996, 1.0000] (Wilson 95 %)'."""
+    low, high = accuracy["wilson_95"]
+    return (
+        f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of the {accuracy['rows']:,} "
+        "sinusoid rows scored "
+        f"= {accuracy['rate']:.4f} [{_num(low)}, {_num(high)}] (Wilson 95 %)"
+    )
+
+
+def _write_one(r: Results, document_text: str, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / RESULTS_FILE).write_text(document_text, encoding="utf-8")
+    (folder / SCORES_FILE).write_text(json.dumps(json_safe(r.scores_json()), indent=2, allow_nan=False) + "\n")
+    write_tables(r, folder)
+
+
+def documents_of(
+    results: list[Results], plots: bool = True, figures: FigureOptions = DEFAULT_FIGURES
+) -> list[dict[str, Any]]:
+    """The results document of each submission scored together, in the order given."""
+    shown = {"format": figures.format, "dpi": figures.dpi} if plots else None
+    return [to_document(r, Rendering(i, len(results), shown)) for i, r in enumerate(results)]
+
+
+def write_report(
+    results: list[Results],
+    out: str | Path,
+    plots: bool = True,
+    plotter: BackgroundPlotter | None = None,
+    tests: list[dict[str, Any]] | None = None,
+    figures: FigureOptions = DEFAULT_FIGURES,
+) -> Path:
+    """Write the report folder atomically (an existing report there is replaced): each
+    submission's results document, and everything else rendered from those documents alone.
+
+    With a `background.BackgroundPlotter`, the plot is drawn in its worker process while the
+    other files are written.
+    """
+    render_report(documents_of(results, plots, figures), tests or [], out, plotter)
+    return Path(out)
+
+
+def render_report(
+    documents: list[dict[str, Any]],
+    tests: list[dict[str, Any]],
+    out: str | Path,
+    plotter: BackgroundPlotter | None = None,
+) -> list[Results]:
+    """Write the report folder from results documents (and the neighbour tests between them)
+    alone: what `score` writes and `mathbode report` writes again, byte for byte. Returns the
+    results as read back from the documents, for the console."""
+    out = Path(out)
+    check_replaceable(out, "report")
+    # Each presentation reads the document as a reader of the file would: parsed from its text.
+    texts = [dumps(d) for d in documents]
+    read = [from_document(json.loads(text)) for text in texts]
+    results = [r for r, _ in read]
+    shown = read[0][1].figures if read else None
+    plots = shown is not None
+    figures = FigureOptions(shown["format"], shown["dpi"]) if shown else DEFAULT_FIGURES
+    tests = json.loads(json.dumps(json_safe(tests), allow_nan=False))
+    with atomic_folder(out, "report") as tmp:
+        drawing = plotter.plot(results, tmp, figures) if plots and plotter is not None else None
+        if len(results) == 1:
+            _write_one(results[0], texts[0], tmp)
+        else:
+            for r, text in zip(results, texts, strict=True):
+                _write_one(r, text, tmp / r.label)
+            leaderboard(results).to_csv(tmp / LEADERBOARD_FILE)
+            if tests:
+                document = json.dumps(tests, indent=2, allow_nan=False) + "\n"
+                (tmp / COMPARISONS_FILE).write_text(document)
+        (tmp / REPORT_FILE).write_text(_markdown(results, plots, tests, figures))
+        if drawing is not None:
+            drawing()
+        elif plots:
+            draw_here(results, tmp, options=figures)
+    return results
+
+
+def saved_results(folder: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The results documents of a report folder (its own, or one per submission folder), in the
+    order they were scored, and the neighbour tests between them (comparisons.json)."""
+    documents, tests = saved_documents(folder)
+    return [document for document, _ in documents], tests
+
+
+def saved_documents(folder: str | Path) -> tuple[list[tuple[dict[str, Any], str]], list[dict[str, Any]]]:
+    """`saved_results`, each document with its text (as saved; as this version writes it, when upgraded)."""
+    folder = Path(folder)
+    paths = [folder / RESULTS_FILE] if (folder / RESULTS_FILE).is_file() else sorted(folder.glob(f"*/{RESULTS_FILE}"))
+    if not paths:
+        raise UsageError(
+            f"{folder}: no {RESULTS_FILE} in it or in its subfolders: not a report folder written by "
+            "`mathbode score` (a folder written before results documents existed: score its submissions again)."
+        )
+    documents = [read_document(path) for path in paths]  # each checked before anything is written
+    documents.sort(key=lambda d: d[0]["rendering"]["position"])
+    positions = [d["rendering"]["position"] for d, _ in documents]
+    if positions != list(range(len(documents))) or any(d["rendering"]["of"] != len(documents) for d, _ in documents):
+        raise UsageError(
+            f"{folder}: holds {len(documents)} results documents whose places ({positions}) are not those of "
+            "one scoring: a report folder is rendered as `mathbode score` wrote it."
+        )
+    comparisons = folder / COMPARISONS_FILE
+    tests = json.loads(comparisons.read_text(encoding="utf-8")) if comparisons.is_file() else []
+    return documents, tests
