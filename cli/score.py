@@ -39,7 +39,6 @@ from mathbode.evaluator.scorer.compare import neighbour_tests
 from mathbode.evaluator.scorer.scoring import Scored, score
 from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
-from mathbode.schema.layout import layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
 from mathbode.schema.reference import Reference
 from mathbode.schema.release_hashes import RELEASE_PROMPTS_HASH
@@ -303,7 +302,8 @@ def _score_files(
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
         submissions.append(sub)
         digests.append(_sha256(path))
-    lay = layout()
+    # Row ids count each slot's rows on the universe's own grid (a multi-tone family has fewer rows).
+    lay = submissions[0].universe.layout
     slots = submissions[0].universe.slots
     answered = {int(f) for s in submissions for f in np.unique(s.answers.row // lay.rows_per_family)}
     families = [f for n, f in enumerate(slots) if n in answered]

@@ -24,34 +24,52 @@ FAMILY = "linear_solve"
 PLAN = layout("multitone").multitone
 
 
-@pytest.fixture(scope="module")
-def release(tmp_path_factory):
+def _build(tmp_path_factory, family):
     out = tmp_path_factory.mktemp("mt") / "release"
-    build_release([get_family(FAMILY)], out, drives="multitone")
-    return out
+    build_release([get_family(family)], out, drives="multitone")
+    return out, pq.read_table(out / "data" / f"{family}.parquet").to_pylist()
 
 
-@pytest.fixture(scope="module")
-def rows(release):
-    return pq.read_table(release / "data" / f"{FAMILY}.parquet").to_pylist()
-
-
-@pytest.fixture(scope="module")
-def server(rows):
-    answers = {
-        r["prompt"]: f"[answer_start] {math.trunc(r['ground_truth'] * 1e6) / 1e6:.6f} [answer_end]" for r in rows
-    }
+def _deviations(rows):
+    """prompt -> (centre, scale) of its question's exact answers: what the stub's static maps deviate from."""
     deviations = {}
     for q in {r["question_id"] for r in rows}:
         truths = np.array([r["ground_truth"] for r in rows if r["question_id"] == q])
         centre, scale = float(truths.mean()), float(truths.std() * math.sqrt(2))
         deviations.update({r["prompt"]: (centre, scale) for r in rows if r["question_id"] == q})
-    stub = StubOpenAI(answers, deviations=deviations).start()
+    return deviations
+
+
+def _serve(rows):
+    answers = {
+        r["prompt"]: f"[answer_start] {math.trunc(r['ground_truth'] * 1e6) / 1e6:.6f} [answer_end]" for r in rows
+    }
+    return StubOpenAI(answers, deviations=_deviations(rows)).start()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return _build(tmp_path_factory, FAMILY)
+
+
+@pytest.fixture(scope="module")
+def release(built):
+    return built[0]
+
+
+@pytest.fixture(scope="module")
+def rows(built):
+    return built[1]
+
+
+@pytest.fixture(scope="module")
+def server(rows):
+    stub = _serve(rows)
     yield stub
     stub.stop()
 
 
-def _reading(server, release, tmp_path, model, *args):
+def _reading(server, release, tmp_path, model, *args, family=FAMILY):
     out = tmp_path / f"{model}.jsonl"
     argv = ["--base-url", server.base_url, "--model", model, "-o", str(out), "--reference", str(release)]
     argv += ["--preset", "ALL", "--concurrency", "16", *args]
@@ -60,7 +78,7 @@ def _reading(server, release, tmp_path, model, *args):
     report = tmp_path / f"{model}-report"
     result = CliRunner().invoke(score_cli, [str(out), "--reference", str(release), "--out", str(report)])
     assert result.exit_code == 0, result.output
-    return json.loads((report / "scores.json").read_text())["multitone"]["families"][FAMILY]
+    return json.loads((report / "scores.json").read_text())["multitone"]["families"][family]
 
 
 def _excited(reading):
@@ -143,3 +161,113 @@ def test_per_prompt_errors_show_no_even_odd_pattern(server, release, tmp_path):
     r = _reading(server, release, tmp_path, "jitter-0.01")
     assert abs(r["even_added_db"] - r["odd_added_db"]) < 6
     assert r["verdict"] == "per-prompt inconsistency (no even/odd pattern)"
+
+
+def _two_tone_truth(rows):
+    """Per question: its stub scale and the exact answers' two tones' mean amplitude (period 0)."""
+    f1, f2 = PLAN.two_tone_lines
+    out = []
+    for q in sorted({r["question_id"] for r in rows}):
+        sweep = sorted(
+            (
+                r
+                for r in rows
+                if r["question_id"] == q and r["signal_type"] == "two_tone" and r["frequency_cycles"] == 0
+            ),
+            key=lambda r: r["time_step"],
+        )
+        X = 2 * np.fft.rfft([r["ground_truth"] for r in sweep]) / len(sweep)
+        _, scale = _deviations([r for r in rows if r["question_id"] == q])[sweep[0]["prompt"]]
+        out.append((scale, (abs(X[f1]) + abs(X[f2])) / 2))
+    return out
+
+
+def test_the_cubic_two_tone_products_equal_their_analytic_values(tmp_path_factory, tmp_path):
+    # similar_triangles: its exact answers are linear in p (s' = s k), so they are a two-tone x =
+    # A (cos w1 t + cos w2 t) about their centre, up to the rounding of k to 3 decimals.
+    release, rows = _build(tmp_path_factory, "similar_triangles")
+    stub = _serve(rows)
+    try:
+        r = _reading(stub, release, tmp_path, "poly-0-0.2", family="similar_triangles")
+    finally:
+        stub.stop()
+    # The stub's poly-0-B is y = x + c x^3 in the deviation x, with c = B / scale^2 per question.
+    questions = [(0.2 / scale**2, A) for scale, A in _two_tone_truth(rows)]
+    ref = np.mean([A for _, A in questions])
+    product = 20 * math.log10(math.sqrt(np.mean([(0.75 * c * A**3) ** 2 for c, A in questions])) / ref)
+    tone = 20 * math.log10(np.mean([1 + 2.25 * c * A**2 for c, A in questions]))
+    by_name = {p["product"]: p for p in r["two_tone"]}
+    assert [p["product"] for p in r["two_tone"][:2]] == ["f1", "f2"]
+    # Tolerance 0.1 dB (1.2 %): the exact answers hold up to 1.4e-3 A at other lines (k rounded to 3
+    # decimals), which the cube's cross terms 3 c x^2 q carry into each product (about 1 %); six-decimal
+    # truncation of the answers is 1e-5 of a product here.
+    for name in ("2f1-f2", "2f2-f1"):
+        p = by_name[name]
+        assert p["error_level_db"] == pytest.approx(product, abs=0.1), name
+        # The answers hold the exact answers' own content at that line too (k's rounding): at most its level.
+        own = 10 ** ((p["truth_level_db"] - product) / 20)
+        assert abs(p["level_db"] - product) <= -20 * math.log10(1 - own) + 0.1, name
+    # Each tone A + (9/4) c A^3 against the exact answers' A: cross terms are 1e-5 of a tone here.
+    for name in ("f1", "f2"):
+        lift = by_name[name]["level_db"] - by_name[name]["truth_level_db"]
+        assert lift == pytest.approx(tone, abs=0.01), name
+
+
+def _lowpass(alpha, cycles):
+    w = 2 * math.pi * cycles / 64
+    return alpha / (1 - (1 - alpha) * complex(math.cos(w), -math.sin(w)))
+
+
+def _expected_bla(rows, system, alpha, b):
+    """The BLA of a Wiener or Hammerstein system computed here from the exact answers: each multisine
+    period in steady state (the run-in makes it so), the low-pass applied on the DFT lines, the static
+    map y = x + s b u^3 (u = (x - centre) / s, the stub's poly-0-b) in time; mean over experiments of Y/X."""
+    deviations = _deviations(rows)
+    ratios = []
+    for q in sorted({r["question_id"] for r in rows}):
+        for realization in range(PLAN.realizations):
+            sweep = sorted(
+                (
+                    r
+                    for r in rows
+                    if (r["question_id"], r["signal_type"], r["phase_deg"], r["frequency_cycles"])
+                    == (q, "multisine", realization, 0)
+                ),
+                key=lambda r: r["time_step"],
+            )
+            centre, scale = deviations[sweep[0]["prompt"]]
+            x = np.array([r["ground_truth"] for r in sweep])
+            H = np.array([_lowpass(alpha, k) for k in range(len(x) // 2 + 1)])
+            if system == "wiener":
+                w = np.fft.irfft(H * np.fft.rfft(x), len(x))
+                y = w + scale * b * ((w - centre) / scale) ** 3
+            else:
+                v = x + scale * b * ((x - centre) / scale) ** 3
+                y = np.fft.irfft(H * np.fft.rfft(v), len(v))
+            ratios.append(np.fft.rfft(y) / np.fft.rfft(x))
+    return np.mean(ratios, axis=0)
+
+
+@pytest.mark.parametrize("system", ["wiener", "hammerstein"])
+def test_memory_and_distortion_are_both_found_and_told_apart(server, release, rows, tmp_path, system):
+    # A low-pass (alpha 0.5) before (Wiener) or after (Hammerstein) the cube of the deviation.
+    # The stub filters the exact answers of the turns it is sent: --history all makes that the whole
+    # run-in and sweep (the default window of 8 exchanges would leave a 0.5^8 start-up error).
+    args = ["--protocol", "sequential", "--run-in", "64", "--history", "all"]
+    r = _reading(server, release, tmp_path, f"{system}-0.5-0-0.1", *args)
+    assert r["verdict"] == "memory and static nonlinearity (odd)"
+    # The memory: the low-pass's own phase at every line, its alpha identified; the cube scales the
+    # BLA by a real (Bussgang) gain, read apart from the memory.
+    expected = _expected_bla(rows, system, 0.5, 0.1)
+    for line in _excited(r):
+        want = expected[line["cycles"]]
+        # Six-decimal answers of size ~8 against a line amplitude ~0.25: 1e-5 in gain; 0.01 degree.
+        assert line["gain"] == pytest.approx(abs(want), abs=1e-4)
+        assert line["phase_deg"] == pytest.approx(math.degrees(np.angle(want)), abs=0.01)
+    # Read as memory, the BLA is the low-pass scaled by the cube's real gain: alpha within 0.02 (read
+    # 0.504 and 0.505: the cube's random-phase products at the excited lines move the BLA's phase by
+    # up to 3 degrees at 4 realizations x 3 questions, as the static map's own BLA shows).
+    assert r["memory"]["lowpass_alpha"] == pytest.approx(0.5, abs=0.02)
+    assert r["memory"]["lowpass_gain"] > 1.02
+    # The distortion: on the odd detection lines, not the even ones.
+    assert r["odd_added_db"] > r["even_added_db"] + 6

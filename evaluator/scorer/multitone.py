@@ -113,12 +113,12 @@ MODEL_FIT_RMS = 0.002
 def _carried(lines: np.ndarray, G: np.ndarray, at: Sequence[int], memory: dict[str, Any], T: int) -> np.ndarray:
     """The BLA at the detection lines: from the delay or low-pass model when one fits, else `bla_at`."""
     w, wa = 2 * np.pi * lines / T, 2 * np.pi * np.asarray(at) / T
-    a, d = memory["lowpass_alpha"], memory["delay_steps"]
-    lowpass = a / (1 - (1 - a) * np.exp(-1j * w))
+    a, g, d = memory["lowpass_alpha"], memory["lowpass_gain"], memory["delay_steps"]
+    lowpass = g * a / (1 - (1 - a) * np.exp(-1j * w))
     gain = float(np.mean(np.abs(G)))
     delay = gain * np.exp(-1j * w * d)
     if math.sqrt(float(np.mean(np.abs(G - lowpass) ** 2))) < MODEL_FIT_RMS:
-        return a / (1 - (1 - a) * np.exp(-1j * wa))
+        return g * a / (1 - (1 - a) * np.exp(-1j * wa))
     if math.sqrt(float(np.mean(np.abs(G - delay) ** 2))) < MODEL_FIT_RMS:
         return gain * np.exp(-1j * wa * d)
     return bla_at(lines, G, at)
@@ -129,21 +129,28 @@ def _rms(values: list[np.ndarray] | np.ndarray) -> np.ndarray:
 
 
 def _memory(lines: np.ndarray, G: np.ndarray, T: int) -> dict[str, Any]:
-    """The BLA's phase read as a delay and as a first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1})."""
+    """The BLA's phase read as a delay and as a first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1}),
+    each with a free real gain: a static map before or after the memory (Wiener, Hammerstein) scales
+    the BLA by a real factor (its Bussgang gain) and leaves the memory's phase alone."""
     w = 2 * np.pi * lines / T
     unit = G / np.abs(G)
     delays = np.arange(0, 16.0001, 0.005)
     cost = [float(np.sum(np.abs(unit - np.exp(-1j * w * d)) ** 2)) for d in delays]
     d = float(delays[int(np.argmin(cost))])
     alphas = np.arange(0.01, 1.00001, 0.001)
-    lp = [float(np.sum(np.abs(G - a / (1 - (1 - a) * np.exp(-1j * w))) ** 2)) for a in alphas]
-    a = float(alphas[int(np.argmin(lp))])
+    H = alphas[:, None] / (1 - (1 - alphas[:, None]) * np.exp(-1j * w[None, :]))
+    # The least-squares real gain for each alpha, then the residual it leaves.
+    gains = np.sum((np.conj(H) * G[None, :]).real, axis=1) / np.sum(np.abs(H) ** 2, axis=1)
+    lp = np.sum(np.abs(G[None, :] - gains[:, None] * H) ** 2, axis=1)
+    best = int(np.argmin(lp))
+    a = float(alphas[best])
     return {
         "delay_steps": round(d, 3),
         "delay_residual": round(min(cost), 6),
         "lowpass_alpha": round(a, 3),
+        "lowpass_gain": round(float(gains[best]), 6),
         "time_constant_steps": round(-1 / math.log(1 - a), 3) if a < 1 else 0.0,
-        "lowpass_residual": round(min(lp), 6),
+        "lowpass_residual": round(float(lp[best]), 6),
     }
 
 
@@ -255,8 +262,8 @@ def verdict(even_db: float | None, odd_db: float | None, floor_db: float | None,
 def two_tone(
     sweeps: Sequence[MultitoneSweep], plan: MultitonePlan, excited: np.ndarray, G: np.ndarray
 ) -> list[dict[str, Any]]:
-    """Each product's levels relative to the exact answers' tones (added: beyond the exact answers'
-    own content at that line passed through the multisine's BLA)."""
+    """Each tone's and product's levels relative to the exact answers' tones (added: beyond the exact
+    answers' own content at that line passed through the multisine's BLA)."""
     exps = _experiments(sweeps, TWO_TONE, plan.highest_line)
     if not exps:
         return []
@@ -265,7 +272,8 @@ def two_tone(
     f1, f2 = plan.two_tone_lines
     ref = float(np.mean(np.abs(X[:, [f1, f2]])))
     out = []
-    for name, k in plan.products():
+    # The tones first (a static map moves them too: y = x + c x^3 lifts each by (9/4) c A^3), then the products.
+    for name, k in [("f1", f1), ("f2", f2), *plan.products()]:
         Gk = bla_at(excited, G, [k])[0]
         out.append(
             {
