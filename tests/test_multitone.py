@@ -15,6 +15,7 @@ from mathbode.builder.families import get_family
 from mathbode.builder.release import build_release
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
+from mathbode.evaluator.scorer.multitone import STATELESS_MEMORY, STATELESS_VERDICT, MultitoneSweep, measure_family
 from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.layout import layout
 
@@ -112,7 +113,7 @@ def test_exact_answers_read_gain_one_and_add_nothing_beyond_truncation(server, r
         assert line["gain"] == pytest.approx(1, abs=1e-5) and abs(line["phase_deg"]) < 1e-3
     added = [line["added_db"] for line in r["lines"] if line["added_db"] is not None]
     assert max(added) <= r["truncation_bound_db"]
-    assert r["verdict"] == "linear within the floor"
+    assert r["verdict"] == f"linear within the floor; {STATELESS_VERDICT}"
 
 
 def test_a_delay_reads_its_phase_and_adds_nothing(server, release, tmp_path):
@@ -144,7 +145,7 @@ def test_a_static_nonlinearity_adds_on_its_own_kind_of_line(server, release, tmp
     # Mainly its own kind: the truth is itself curved, so its square holds some odd content too
     # (measured on linear_solve: square 17 dB apart, cube 9.8 dB).
     assert r[f"{kind}_added_db"] > r[f"{other}_added_db"] + 6
-    assert r["verdict"] == f"static nonlinearity ({kind})"
+    assert r["verdict"] == f"static nonlinearity ({kind}); {STATELESS_VERDICT}"
     # Near 0: realization-to-realization spread of the distortion moves it, within the memory threshold.
     assert all(abs(line["phase_deg"]) < 3 for line in _excited(r))
 
@@ -160,7 +161,9 @@ def test_doubling_the_coefficient_adds_six_db_to_the_raw_error(server, release, 
 def test_per_prompt_errors_show_no_even_odd_pattern(server, release, tmp_path):
     r = _reading(server, release, tmp_path, "jitter-0.01")
     assert abs(r["even_added_db"] - r["odd_added_db"]) < 6
-    assert r["verdict"] == "per-prompt inconsistency (no even/odd pattern)"
+    assert r["verdict"] == f"per-prompt inconsistency (no even/odd pattern); {STATELESS_VERDICT}"
+    # Stateless: the phase is not read as memory, and the reading says why.
+    assert r["memory"] == {"read": False, "found": None, "why": STATELESS_MEMORY}
 
 
 def _two_tone_truth(rows):
@@ -271,3 +274,83 @@ def test_memory_and_distortion_are_both_found_and_told_apart(server, release, ro
     assert r["memory"]["lowpass_gain"] > 1.02
     # The distortion: on the odd detection lines, not the even ones.
     assert r["odd_added_db"] > r["even_added_db"] + 6
+
+
+def _multisine(realization):
+    """The plan's unit multisine, computed here in floats (the builder's is exact)."""
+    t = np.arange(PLAN.time_steps)
+    amplitude = 1 / math.sqrt(len(PLAN.excited_lines))
+    return sum(
+        amplitude * np.cos(2 * np.pi * (k * t / PLAN.time_steps + float(PLAN.phase_turns(realization, k))))
+        for k in PLAN.excited_lines
+    )
+
+
+def test_a_stateless_reading_claims_no_memory_and_says_why():
+    # The same answers (the truth delayed 2 steps) read as memory in the sequential protocol and not
+    # claimed in the stateless one, where a deterministic model cannot lag.
+    sweeps = [
+        MultitoneSweep("multisine", q, period, r, 8 + x, 8 + np.roll(x, 2))
+        for q in range(3)
+        for r in range(PLAN.realizations)
+        for period in range(PLAN.periods)
+        for x in [(1 + 0.1 * q) * _multisine(r)]
+    ]
+    sequential = measure_family(sweeps, PLAN, "sequential")
+    assert sequential["verdict"] == "memory" and sequential["memory"]["delay_steps"] == pytest.approx(2, abs=0.01)
+    stateless = measure_family(sweeps, PLAN, "stateless")
+    assert stateless["verdict"] == f"linear within the floor; {STATELESS_VERDICT}"
+    assert stateless["memory"] == {"read": False, "found": None, "why": STATELESS_MEMORY}
+    assert "memoryless map" in STATELESS_MEMORY and "--protocol sequential" in STATELESS_MEMORY
+    # The BLA itself is reported as measured: the phase is there, only its reading as memory is not.
+    assert [line["phase_deg"] for line in stateless["lines"]] == [line["phase_deg"] for line in sequential["lines"]]
+
+
+KEY = ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")
+
+
+def _cubic_predictions(rows, path, b=0.1):
+    """A submission of y = x + s b u^3 (the stub's poly-0-b) written directly, no server."""
+    deviations = _deviations(rows)
+    with path.open("w") as f:
+        for r in rows:
+            centre, scale = deviations[r["prompt"]]
+            y = r["ground_truth"] + scale * b * ((r["ground_truth"] - centre) / scale) ** 3
+            f.write(json.dumps({**{k: r[k] for k in KEY}, "prediction": round(y, 6), "model": "cubic"}) + "\n")
+    return path
+
+
+def test_the_report_shows_the_multitone_reading_and_renders_again_byte_for_byte(release, rows, tmp_path):
+    from mathbode.cli.report import main as report_cli
+
+    out = tmp_path / "report"
+    file = _cubic_predictions(rows, tmp_path / "cubic.jsonl")
+    result = CliRunner().invoke(score_cli, [str(file), "--reference", str(release), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    # The figures system identification draws: the BLA with its levels, and the two-tone spectrum.
+    assert {"multitone_bla.png", "two_tone.png", "results.json", "scores.json", "report.md"} <= set(before)
+    document = json.loads(before["results.json"])
+    scores = json.loads(before["scores.json"])
+    assert document["scores"]["multitone"] == scores["multitone"]
+    reading = scores["multitone"]["families"][FAMILY]
+    text = before["report.md"].decode()
+    assert "Preset: ALL." in text and "### Multi-tone measurement" in text
+    assert f"| {FAMILY} | {reading['verdict']} |" in text
+    assert "| linear_solve | 2f1-f2 | 2 |" in text and "What the multi-tone reading can show (stateless" in text
+    result = CliRunner().invoke(report_cli, [str(out)])
+    assert result.exit_code == 0, result.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_results_document_with_a_malformed_multitone_line_is_refused(release, rows, tmp_path):
+    from mathbode.evaluator.results import ResultsVersionError, checked
+
+    out = tmp_path / "report"
+    file = _cubic_predictions(rows, tmp_path / "cubic.jsonl")
+    result = CliRunner().invoke(score_cli, [str(file), "--reference", str(release), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    document = json.loads((out / "results.json").read_text())
+    document["scores"]["multitone"]["families"][FAMILY]["lines"][0]["kind"] = "excitd"
+    with pytest.raises(ResultsVersionError, match=f"at scores/multitone/families/{FAMILY}/lines/0/kind: 'excitd'"):
+        checked(document, "results.json")

@@ -19,6 +19,7 @@ from ..results import Results
 from ..table import Table
 from .figures import draw_figures, legend_columns, legend_rows, save
 from .files import BODE, COMPLIANCE, DEFAULT_FIGURES, MIDBAND, STEP_FIGURE, FigureOptions, figure_stems
+from .multitone_figures import draw_multitone_figures
 
 #: Gains below this are not drawn (a log axis has no 0) but named in the panel: answers that barely move.
 GAIN_FLOOR = 1e-3
@@ -187,7 +188,7 @@ def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
 
 
 #: Every figure a report may have, by stem.
-FIGURE_STEMS = tuple(stem for stem, _ in figure_stems(sinusoid=True, chirp=True, step=True))
+FIGURE_STEMS = tuple(stem for stem, _ in figure_stems(sinusoid=True, chirp=True, step=True, multitone=True))
 #: The figures drawn by the background worker; the caller draws the rest meanwhile (2 cores).
 WORKER_SHARE = (BODE, STEP_FIGURE, COMPLIANCE, MIDBAND)
 
@@ -200,4 +201,5 @@ def bode_plot(
         save(bode_figure(results), out, BODE, options)
     lay = layout()
     draw_figures(results, out, lay.step_switch, lay.time_steps, only, options)
+    draw_multitone_figures(results, out, only, options)
     return out / options.file(BODE)

@@ -154,8 +154,19 @@ def _memory(lines: np.ndarray, G: np.ndarray, T: int) -> dict[str, Any]:
     }
 
 
-def measure_family(sweeps: Sequence[MultitoneSweep], plan: MultitonePlan) -> dict[str, Any] | None:
-    """The multi-tone reading of one family (None without a complete multisine sweep)."""
+#: Why a stateless run's BLA phase is not read as memory (the verdict and the report say it).
+STATELESS_MEMORY = (
+    "memory not read (stateless protocol): each row was its own request, so a deterministic model is a "
+    "memoryless map and its BLA phase is 0 by construction; a phase there is prompt-specific inconsistency "
+    "(its spread across realizations), not lag. Run --protocol sequential to read memory."
+)
+
+
+def measure_family(
+    sweeps: Sequence[MultitoneSweep], plan: MultitonePlan, protocol: str = "sequential"
+) -> dict[str, Any] | None:
+    """The multi-tone reading of one family (None without a complete multisine sweep). In the
+    stateless `protocol` no memory is claimed: `memory` says why instead of reading the phase."""
     T, H = plan.time_steps, plan.highest_line
     exps = _experiments(sweeps, MULTISINE, H)
     if not exps:
@@ -221,9 +232,13 @@ def measure_family(sweeps: Sequence[MultitoneSweep], plan: MultitonePlan) -> dic
     signal_power = float(np.mean(np.abs(X[:, excited]) ** 2) * len(excited))
     distortion_power = float(np.mean(np.abs(D) ** 2) * len(detect))
     phases = np.degrees(np.angle(G))
-    memory["found"] = bool(
-        np.any((np.abs(phases) > MEMORY_PHASE_DEG) & ~(np.abs(phases) <= np.nan_to_num(half_phase, nan=0.0)))
-    )
+    if protocol == "stateless":
+        memory = {"read": False, "found": None, "why": STATELESS_MEMORY}
+    else:
+        memory["read"] = True
+        memory["found"] = bool(
+            np.any((np.abs(phases) > MEMORY_PHASE_DEG) & ~(np.abs(phases) <= np.nan_to_num(half_phase, nan=0.0)))
+        )
     bound = TRUNCATION * 2  # worst case: every step off by a whole truncation, all in phase
     return {
         "reference_level": ref,
@@ -241,8 +256,9 @@ def measure_family(sweeps: Sequence[MultitoneSweep], plan: MultitonePlan) -> dic
     }
 
 
-def verdict(even_db: float | None, odd_db: float | None, floor_db: float | None, memory: bool) -> str:
-    """Linear within the floor, static nonlinearity (even / odd / both), per-prompt inconsistency, memory, or a mix."""
+def verdict(even_db: float | None, odd_db: float | None, floor_db: float | None, memory: bool | None) -> str:
+    """Linear within the floor, static nonlinearity (even / odd / both), per-prompt inconsistency, memory, or a
+    mix; `memory` None: not read (the stateless protocol), said after the rest."""
     limit = (floor_db if floor_db is not None else -math.inf) + DETECTION_MARGIN_DB
     even = even_db is not None and even_db > limit
     odd = odd_db is not None and odd_db > limit
@@ -256,7 +272,12 @@ def verdict(even_db: float | None, odd_db: float | None, floor_db: float | None,
         parts.append("static nonlinearity (even and odd)")
     elif even or odd:
         parts.append(f"static nonlinearity ({'even' if even else 'odd'})")
-    return " and ".join(parts) if parts else "linear within the floor"
+    said = " and ".join(parts) if parts else "linear within the floor"
+    return f"{said}; {STATELESS_VERDICT}" if memory is None else said
+
+
+#: The verdict's closing words in the stateless protocol (`STATELESS_MEMORY` says why).
+STATELESS_VERDICT = "memory not read (stateless protocol)"
 
 
 def two_tone(

@@ -13,7 +13,7 @@ import numpy as np
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.answers import Answers, Prediction
-from mathbode.schema.drives import MultitonePlan
+from mathbode.schema.drives import MULTITONE, MultitonePlan
 from mathbode.schema.keys import (
     RowKey,
     SweepKey,
@@ -333,6 +333,10 @@ def score(
                 f"{label}: answers none of the rows of preset {preset_name} (it answers {kinds} rows, "
                 f"{len(answered):,} sweeps); score it without --preset, or with the preset it answers."
             )
+    elif universe.drives == MULTITONE and not touched:
+        # A multi-tone release has one preset, ALL (every row of it): named so when every sweep is answered.
+        complete = len(multitone_answered) == len(index.multitone_sweeps)
+        in_scope, preset_name = touched, ALL_PRESET if complete else CUSTOM
     else:
         in_scope, preset_name = touched, detect_preset(touched, transient_sweeps, universe)
 
@@ -399,7 +403,8 @@ def score(
     if parts:
         extra["phase_parts"] = parts
     if multitone_answered:
-        extra["multitone"] = multitone_reading(index, y_all, multitone_answered, universe.layout.multitone)
+        protocol = conditions.get("protocol", "stateless")
+        extra["multitone"] = multitone_reading(index, y_all, multitone_answered, universe.layout.multitone, protocol)
     found = dynamics(sweeps, conditions) if n_sweeps else None
     if found is not None:
         extra["dynamics"] = found
@@ -438,7 +443,9 @@ def score(
     )
 
 
-def multitone_reading(index: Any, y_all: np.ndarray, answered: list[SweepKey], plan: MultitonePlan) -> dict[str, Any]:
+def multitone_reading(
+    index: Any, y_all: np.ndarray, answered: list[SweepKey], plan: MultitonePlan, protocol: str
+) -> dict[str, Any]:
     """`multitone` of scores.json: each family's multi-tone measurement (see `multitone`) and the overall summary."""
     by_family: dict[str, list[MultitoneSweep]] = {}
     for s in answered:
@@ -453,5 +460,5 @@ def multitone_reading(index: Any, y_all: np.ndarray, answered: list[SweepKey], p
                 y_all[steps],
             )
         )
-    families = {f: m for f, sweeps in by_family.items() if (m := measure_family(sweeps, plan)) is not None}
-    return {"families": families, "summary": summarize(families)}
+    families = {f: m for f, sweeps in by_family.items() if (m := measure_family(sweeps, plan, protocol)) is not None}
+    return {"protocol": protocol, "families": families, "summary": summarize(families)}
