@@ -448,6 +448,7 @@ def multitone_reading(
 ) -> dict[str, Any]:
     """`multitone` of scores.json: each family's multi-tone measurement (see `multitone`) and the overall summary."""
     by_family: dict[str, list[MultitoneSweep]] = {}
+    rows = np.concatenate([index.steps[s] for s in answered]) if answered else np.zeros(0, dtype=np.int64)
     for s in answered:
         steps = index.steps[s]
         by_family.setdefault(s.family, []).append(
@@ -461,4 +462,5 @@ def multitone_reading(
             )
         )
     families = {f: m for f, sweeps in by_family.items() if (m := measure_family(sweeps, plan, protocol)) is not None}
-    return {"protocol": protocol, "families": families, "summary": summarize(families)}
+    counts = {"rows": int(rows.size), "answers": int(np.isfinite(y_all[rows]).sum())}
+    return {"protocol": protocol, **counts, "families": families, "summary": summarize(families)}
