@@ -111,6 +111,11 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
         for family, d in (r.extra.get("dynamics") or {}).items():
             notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
             notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
+        for family, m in ((r.extra.get("multitone") or {}).get("families") or {}).items():
+            notes.append(
+                f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {_fmt(m['distortion_db'], 1)} dB; "
+                f"added even {_fmt(m['even_added_db'], 1)}, odd {_fmt(m['odd_added_db'], 1)} dB)."
+            )
     if wide and grouped:
         notes.append(f"brackets: {BRACKETS}; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]

@@ -174,3 +174,15 @@ def test_push_dry_run_lists_a_multitone_release_and_sends_nothing(release, monke
     assert result.exit_code == 0, result.output
     assert f"  data/{FAMILY}.parquet" in result.output and "README.md" in result.output
     assert result.output.splitlines()[-1] == "Dry run: nothing was sent."
+
+
+def test_the_card_describes_the_drives_and_not_the_sinusoid_grid(release):
+    card = (release / "README.md").read_text()
+    drives = json.loads((release / "MANIFEST.json").read_text())["drives"]
+    assert "| multisine | odd random-phase multisine: sum over the excited lines k in 1, 3, 7, 9, 13, 15 " in card
+    assert "f1 = 3, f2 = 4; 2 periods" in card and "2f1-f2 on 2, 2f2-f1 on 5" in card
+    # Every realization's phases, as the manifest records them; the rows' period and realization said.
+    for r, phases in drives["multisine"]["phases_turns"].items():
+        assert f"| {r} | {', '.join(phases)} |" in card
+    assert "`frequency_cycles` holds the **period**" in card and "Preset: ALL, every row" in card
+    assert "| sinusoid | sin(" not in card and "Per question: 10 sweeps x 64 steps = 640 rows" in card

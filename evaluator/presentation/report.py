@@ -261,6 +261,11 @@ def answers_text(r: Results) -> str:
             f"{transient['compliant']:,} of {transient['rows']:,} chirp and step rows compliant "
             "(the chirp and step measurements)"
         )
+    multitone = r.extra.get("multitone") or {}
+    if multitone.get("rows"):
+        parts.append(
+            f"{multitone['answers']:,} of {multitone['rows']:,} multi-tone rows compliant (the multi-tone measurement)"
+        )
     return "; ".join(parts) or "no rows scored"
 
 
