@@ -123,9 +123,9 @@ def two_tone_figure(results: list[Results]) -> Figure:
             )
             ax.set_ylim(low - 10, max(finite) + 22)
         # Each line named above its highest level, upright text so neighbours never overlap.
-        for k, (high, name) in sorted(top.items()):
+        for line, (high, name) in sorted(top.items()):
             if math.isfinite(high):
-                ax.text(k, high + 2, name, rotation=90, ha="center", va="bottom", fontsize=6)
+                ax.text(line, high + 2, name, rotation=90, ha="center", va="bottom", fontsize=6)
         ax.set_xticks(sorted(top))
         ax.tick_params(axis="x", labelsize=6)
     _finish(fig, axes, families, ["level (dB)"], "line (cycles per 64 steps) and product")
