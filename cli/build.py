@@ -79,7 +79,8 @@ from .common import CONTEXT, exit_on_error, version_option
     show_default=True,
     help="The drives: standard (sinusoids, chirps, steps: the paper's grid) or multitone (an odd random-phase "
     "multisine, 4 realizations x 2 periods, and a two-tone, 2 periods; see docs/multitone.md). With multitone "
-    "the default --families is the canonical five; select its rows with --preset ALL.",
+    "the default --families is the canonical five; its one preset is ALL (run, baseline and batch write take "
+    "it with --reference DIR).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
