@@ -83,6 +83,16 @@ GAP_NAME = "MathBode-GAP"
     "DL, DLC, DLM, GS, and its built-in kernel rewrites), every variant's rows paired with its original's "
     "(see docs/variants.md).",
 )
+@click.option(
+    "--drives",
+    type=click.Choice(["standard", "multitone"]),
+    default="standard",
+    show_default=True,
+    help="The drives: standard (sinusoids, chirps, steps: the paper's grid) or multitone (an odd random-phase "
+    "multisine, 4 realizations x 2 periods, and a two-tone, 2 periods; see docs/multitone.md). With multitone "
+    "the default --families is the canonical five; its one preset is ALL (run, baseline and batch write take "
+    "it with --reference DIR).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
 def main(
@@ -96,6 +106,7 @@ def main(
     prompts_only: bool,
     against: tuple[str, ...],
     variants: str | None,
+    drives: str,
     quiet: bool,
 ) -> None:
     """Build a MathBode release: prompts and exact ground truth for every family, signal and step.
@@ -133,7 +144,15 @@ def main(
         progress = None if quiet else stderr_progress
         split = SplitPlan(seed, private, prompts_only, tuple(Path(a) for a in against)) if seed is not None else None
         result = build_release(
-            families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render, name=name, split=split
+            families,
+            out,
+            fmt,
+            progress=progress,
+            replace=replace,
+            card_renderer=helper.render,
+            name=name,
+            split=split,
+            drives=drives,
         )
     for warning in result.warnings:
         click.echo(f"Warning: {warning}", err=True)
