@@ -29,6 +29,7 @@ from mathbode.core.errors import UsageError
 from mathbode.core.forking import can_fork, ignore_sigint, sigint_held, usable_cores
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
+from mathbode.schema.drives import STANDARD
 from mathbode.schema.layout import layout
 from mathbode.schema.manifest import (
     MANIFEST,
@@ -128,6 +129,7 @@ def build_release(
     card_renderer: CardRenderer | None = None,
     name: str | None = None,
     split: SplitPlan | None = None,
+    drives: str = "standard",
 ) -> BuildResult:
     """Generate `families` and write the release to `out`, replacing an older release there.
 
@@ -146,6 +148,9 @@ def build_release(
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
     if not families:
         raise UsageError("No family to build: name at least one (see mathbode families).")
+    layout(drives)  # an unknown drives name is an error naming the known ones
+    if drives != STANDARD and split is not None:
+        raise UsageError("--drives multitone builds the families' own questions: it takes no --seed.")
     warnings: list[str] = []
     checked = {f.name for f in families if f is not FAMILIES.get(f.name)}
     for family in families:
@@ -170,6 +175,8 @@ def build_release(
         checked = set()  # each drawn family passed its check as it was drawn
         name = name or split.default_name(release_name(drawable))
     name = name or release_name(families)
+    if drives != STANDARD and name in (RELEASE_NAME, EXTENDED_NAME, CUSTOM_NAME):
+        name = f"{name}-Multitone"
     if not re.match(layout().release_name_pattern, name):
         raise UsageError(
             f"--name {name!r} is not a release name: letters, digits, '.', '_' and '-', starting with a letter or "
@@ -186,7 +193,7 @@ def build_release(
         entries: dict[str, FamilyEntry] = {}
         files: dict[str, FileEntry] = {}
         prompts_only = split is not None and split.prompts_only
-        generation = stack.enter_context(closing(_Generation(families, tmp, fmt, prompts_only, checked)))
+        generation = stack.enter_context(closing(_Generation(families, tmp, fmt, prompts_only, checked, drives)))
         if card_renderer is None:
             card_classes()  # the card library's import, on this core while the families are generated
         facts: list[FamilyFacts] = []
@@ -210,6 +217,7 @@ def build_release(
             canary=canary(commitment),
             overlap=overlaps(tmp, files, split.against) if split is not None else None,
             prompts_only=prompts_only,
+            drives=layout(drives).multitone.describe() if drives != STANDARD else None,
         )
         card = (card_renderer or render_card)(manifest, facts)
         manifest = write_release_metadata(tmp, manifest, card)
@@ -270,21 +278,24 @@ _JOBS: list[Family] = []
 Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...], FamilyFacts]
 
 
-def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = False, check: bool = False) -> Written:
+def write_family(
+    family: Family, folder: Path, fmt: str, prompts_only: bool = False, check: bool = False, drives: str = STANDARD
+) -> Written:
     """Generate one family and write its data file into `folder`: its manifest entries, the
     seconds its rows took to generate, what its check (with `check`) warned of, and its facts
-    for the card.
+    for the card. `drives`:
+    the grid (standard, or multi-tone: its check is the family's, on its standard rows).
 
     The facts are taken here, where the rows were just made: the family's solutions (sympy's
     solve) are cached on it by then. A forked worker's cache never reaches the parent, which
     would solve every family's equations again for the card's formula and answer kind."""
     start = time.perf_counter()
-    columns = family_columns(family)
+    columns = family_columns(family, layout(drives))
     seconds = time.perf_counter() - start
     table = table_from_lists(columns, layout().arrow_schema)
     said: tuple[str, ...] = ()
     if check:
-        said = _checked(family, table)
+        said = _checked(family, table if drives == STANDARD else None)
     prompts = prompts_hash(table)
     facts = truth_facts(table)
     if prompts_only:
@@ -304,11 +315,14 @@ def write_family(family: Family, folder: Path, fmt: str, prompts_only: bool = Fa
         variant=family.variant,
         surface=surface,
     )
-    file = FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=table.nbytes)
+    # The size a reader finds (the validator's measure): a column built without nulls may carry a
+    # validity bitmap that a file read back does not.
+    arrow_bytes = pq.read_table(folder / rel).nbytes if fmt == "parquet" else table.nbytes
+    file = FileEntry.of(folder / rel, num_rows=table.num_rows, arrow_bytes=arrow_bytes)
     return entry, file, seconds, said, family_facts(family)
 
 
-def _checked(family: Family, table: pa.Table) -> tuple[str, ...]:
+def _checked(family: Family, table: pa.Table | None) -> tuple[str, ...]:
     """The family's check on the rows just made: a failure stops the build; a version not yet
     pinned is a warning here (a family in development builds) and a failure of `family check`."""
     report = check_family(family, table)
@@ -325,10 +339,10 @@ class _Interrupted:
     (the build handles it), so this is an interrupt raised in the work itself."""
 
 
-def _write_job(job: tuple[int, Path, str, bool, bool]) -> Written | _Interrupted:
-    index, folder, fmt, prompts_only, check = job
+def _write_job(job: tuple[int, Path, str, bool, bool, str]) -> Written | _Interrupted:
+    index, folder, fmt, prompts_only, check, drives = job
     try:
-        return write_family(_JOBS[index], folder, fmt, prompts_only, check)
+        return write_family(_JOBS[index], folder, fmt, prompts_only, check, drives)
     except KeyboardInterrupt:
         return _Interrupted()
 
@@ -349,8 +363,9 @@ class _Generation:
         fmt: str,
         prompts_only: bool = False,
         checked: frozenset[str] | set[str] = frozenset(),
+        drives: str = STANDARD,
     ) -> None:
-        self.jobs = [(family, folder, fmt, prompts_only, family.name in checked) for family in families]
+        self.jobs = [(family, folder, fmt, prompts_only, family.name in checked, drives) for family in families]
         workers = min(len(families), usable_cores())
         self.pool = None
         if workers >= 2 and can_fork():
@@ -358,7 +373,7 @@ class _Generation:
             with sigint_held():  # the workers ignore Ctrl-C from their first instruction; the build handles it
                 self.pool = multiprocessing.get_context("fork").Pool(workers, initializer=ignore_sigint)
             self.results = self.pool.imap(
-                _write_job, [(i, folder, fmt, prompts_only, f.name in checked) for i, f in enumerate(families)]
+                _write_job, [(i, folder, fmt, prompts_only, f.name in checked, drives) for i, f in enumerate(families)]
             )
 
     def __iter__(self) -> Iterator[Written]:

@@ -14,6 +14,7 @@ from typing import Sequence
 import pyarrow as pa
 
 from mathbode.core.arrow_columns import table_from_lists
+from mathbode.schema.drives import MULTISINE, TWO_TONE
 from mathbode.schema.layout import CHIRP, SINUSOID, STEP, Layout, Sweep, layout
 
 from . import signals
@@ -32,6 +33,11 @@ def sweep_unit(sweep: Sweep, lay: Layout) -> tuple[Sequence[Decimal], Sequence[f
         )
     if sweep.signal_type == STEP:
         return signals.step_unit(lay.step_switch, T), [None] * T
+    # A multi-tone sweep's frequency_cycles column holds its period (see schema/drives.py).
+    if sweep.signal_type == MULTISINE:
+        return signals.multisine_unit(lay.multitone, int(sweep.phase_deg or 0)), [sweep.frequency_cycles] * T
+    if sweep.signal_type == TWO_TONE:
+        return signals.two_tone_unit(lay.multitone), [sweep.frequency_cycles] * T
     raise ValueError(f"unknown signal type {sweep.signal_type!r}")
 
 

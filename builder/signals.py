@@ -15,6 +15,8 @@ from typing import Sequence
 
 import mpmath
 
+from mathbode.schema.drives import MultitonePlan
+
 _DIGITS = 40
 _CTX = Context(prec=_DIGITS)
 _MP = mpmath.MPContext()
@@ -88,3 +90,37 @@ def quantize(values: Sequence[Decimal], decimals: int) -> list[Decimal]:
     """Round to the fixed number of decimals the prompt shows (round half to even)."""
     step = Decimal(1).scaleb(-decimals)
     return [v.quantize(step, rounding=ROUND_HALF_EVEN, context=_CTX) for v in values]
+
+
+@cache
+def multisine_unit(plan: MultitonePlan, realization: int) -> tuple[Decimal, ...]:
+    """One realization of the odd random-phase multisine: sum over the excited lines k of
+    a cos(2 pi k t / T + phi_k), a = 1/sqrt(N) so that its RMS is a unit sinusoid's (1/sqrt 2)."""
+    T = plan.time_steps
+    a = _CTX.divide(Decimal(1), _CTX.sqrt(Decimal(len(plan.excited_lines))))
+    out = []
+    for t in range(T):
+        total = Decimal(0)
+        for k in plan.excited_lines:
+            turns = (Fraction(k * t, T) + plan.phase_turns(realization, k) + Fraction(1, 4)) % 1  # cos = sin(+1/4 turn)
+            total = _CTX.add(total, sin_turns(turns))
+        out.append(_CTX.multiply(a, total))
+    return tuple(out)
+
+
+@cache
+def two_tone_unit(plan: MultitonePlan) -> tuple[Decimal, ...]:
+    """a (cos(2 pi f1 t / T) + cos(2 pi f2 t / T)), a = 1/sqrt(2): the RMS of a unit sinusoid."""
+    T = plan.time_steps
+    a = _CTX.divide(Decimal(1), _CTX.sqrt(Decimal(2)))
+    f1, f2 = plan.two_tone_lines
+    return tuple(
+        _CTX.multiply(
+            a,
+            _CTX.add(
+                sin_turns((Fraction(f1 * t, T) + Fraction(1, 4)) % 1),
+                sin_turns((Fraction(f2 * t, T) + Fraction(1, 4)) % 1),
+            ),
+        )
+        for t in range(T)
+    )

@@ -95,7 +95,7 @@ def _html(text: str) -> str:
 
 def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = DEFAULT_REPO_ID) -> str:
     """The README.md text for the release described by `manifest` (`families` in its order)."""
-    lay = layout()
+    lay = layout(manifest.drive_set)
     sweeps: dict[str, int] = {}
     for sweep in lay.sweeps():
         sweeps[sweep.signal_type] = sweeps.get(sweep.signal_type, 0) + 1
@@ -143,6 +143,7 @@ def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = 
         preset_k=lay.preset_base_keys_per_family,
         presets=dict(lay.presets),
         files={path: entry.to_json() for path, entry in manifest.data_files.items()},
+        drives=manifest.drives,
     )
 
 

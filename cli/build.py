@@ -84,6 +84,16 @@ GAP_NAME = "MathBode-GAP"
     "(see docs/variants.md). With --seed, of the fresh split: the surface variants of the drawn families, "
     "the kernels that declare draws.",
 )
+@click.option(
+    "--drives",
+    type=click.Choice(["standard", "multitone"]),
+    default="standard",
+    show_default=True,
+    help="The drives: standard (sinusoids, chirps, steps: the paper's grid) or multitone (an odd random-phase "
+    "multisine, 4 realizations x 2 periods, and a two-tone, 2 periods; see docs/multitone.md). With multitone "
+    "the default --families is the canonical five; its one preset is ALL (run, baseline and batch write take "
+    "it with --reference DIR).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
 def main(
@@ -97,6 +107,7 @@ def main(
     prompts_only: bool,
     against: tuple[str, ...],
     variants: str | None,
+    drives: str,
     quiet: bool,
 ) -> None:
     """Build a MathBode release: prompts and exact ground truth for every family, signal and step.
@@ -131,7 +142,15 @@ def main(
             # A split of the paired release is named as splits are: MathBode-GAP-split-<seed>.
             name = name or (split.default_name(GAP_NAME) if split is not None else GAP_NAME)
         result = build_release(
-            families, out, fmt, progress=progress, replace=replace, card_renderer=helper.render, name=name, split=split
+            families,
+            out,
+            fmt,
+            progress=progress,
+            replace=replace,
+            card_renderer=helper.render,
+            name=name,
+            split=split,
+            drives=drives,
         )
     for warning in result.warnings:
         click.echo(f"Warning: {warning}", err=True)

@@ -61,5 +61,20 @@ class BuilderTruth:
 
         return drawn
 
+    def for_drives(self, drives: str) -> Callable[[str], pa.Table | None]:
+        """The truth of a release of other drives (multi-tone): each family's rows on that grid."""
+
+        def driven(family: str) -> pa.Table | None:
+            from mathbode.builder.families import get_family
+            from mathbode.builder.rows import family_table
+            from mathbode.schema.layout import layout
+
+            try:
+                return family_table(get_family(family), layout(drives))
+            except UnknownNameError:
+                return None
+
+        return driven
+
 
 builder_truth = BuilderTruth()

@@ -40,7 +40,6 @@ from mathbode.evaluator.scorer.compare import neighbour_tests
 from mathbode.evaluator.scorer.scoring import Scored, score
 from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES, start_loading_t_distribution
 from mathbode.hub.reference import resolve_reference
-from mathbode.schema.layout import layout
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
 from mathbode.schema.reference import Reference
 from mathbode.schema.release_hashes import RELEASE_PROMPTS_HASH
@@ -113,6 +112,11 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
         for family, d in (r.extra.get("dynamics") or {}).items():
             notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
             notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
+        for family, m in ((r.extra.get("multitone") or {}).get("families") or {}).items():
+            notes.append(
+                f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {_fmt(m['distortion_db'], 1)} dB; "
+                f"added even {_fmt(m['even_added_db'], 1)}, odd {_fmt(m['odd_added_db'], 1)} dB)."
+            )
     if wide and grouped:
         notes.append(f"brackets: {BRACKETS}; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]
@@ -336,7 +340,8 @@ def _score_files(
             raise InvalidSubmission(f"{path} cannot be scored: it fails validation.\n{sub.report.format_text()}")
         submissions.append(sub)
         digests.append(_sha256(path))
-    lay = layout()
+    # Row ids count each slot's rows on the universe's own grid (a multi-tone family has fewer rows).
+    lay = submissions[0].universe.layout
     slots = submissions[0].universe.slots
     answered = {int(f) for s in submissions for f in np.unique(s.answers.row // lay.rows_per_family)}
     families = [f for n, f in enumerate(slots) if n in answered]

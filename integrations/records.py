@@ -17,6 +17,7 @@ from mathbode.evaluator.scorer.scoring import Scored, score
 from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.run_in import DEFAULT_RUN_IN, MAX_RUN_IN
+from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.keys import RowKey, row_key
 from mathbode.schema.parsing import STRICT, truncate
 from mathbode.schema.reference import Reference
@@ -70,6 +71,8 @@ def sample_id(row: Mapping[str, Any]) -> str:
     key = [row["family"], f"q{row['question_id']}", row["signal_type"], f"a{row['amplitude_scale']:g}"]
     if row.get("frequency_cycles") is not None and row["signal_type"] == "sinusoid":
         key += [f"f{row['frequency_cycles']:g}", f"p{row['phase_deg']:g}"]
+    elif row["signal_type"] in MULTITONE_SIGNALS:  # a multi-tone sweep: its realization and period
+        key += [f"r{row['phase_deg']:g}", f"n{row['frequency_cycles']:g}"]
     if "time_step" in row:
         key.append(f"t{row['time_step']}")
     return "/".join(key)

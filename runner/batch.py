@@ -40,6 +40,7 @@ from typing import Any
 from mathbode.core.atomic import atomic_text_file, json_line, read_text_file
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
+from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.parsing import parse_response
 from mathbode.schema.selection import KEY_FIELDS, key_fields
 
@@ -76,10 +77,13 @@ SEQUENTIAL_REFUSAL = (
 
 def custom_id(row: dict[str, Any]) -> str:
     """A row's readable id, unique in a release: `linear_solve/q0/sinusoid/a0.5/f4/p0/t12`
-    (a chirp's or step's sweep has no frequency or phase of its own)."""
+    (a chirp's or step's sweep has no frequency or phase of its own; a multi-tone sweep is named by
+    its realization and period, which its `phase_deg` and `frequency_cycles` hold: `.../multisine/a1/r3/n1/t12`)."""
     parts = [str(row["family"]), f"q{row['question_id']}", str(row["signal_type"]), f"a{row['amplitude_scale']:g}"]
     if row["signal_type"] == "sinusoid":
         parts += [f"f{row['frequency_cycles']:g}", f"p{row['phase_deg']:g}"]
+    elif row["signal_type"] in MULTITONE_SIGNALS:
+        parts += [f"r{row['phase_deg']:g}", f"n{row['frequency_cycles']:g}"]
     parts.append(f"t{row['time_step']}")
     return "/".join(parts)
 
@@ -102,7 +106,10 @@ def plan(rows: list[dict[str, Any]], config: RunConfig) -> list[Request]:
     for group in groups.values():
         name = custom_id(group[0]) + (f"+{len(group) - 1}" if len(group) > 1 else "")
         requests.append(Request(name, group[0]["prompt"], group))
-    if len({r.custom_id for r in requests}) != len(requests):
+    # Without dedupe a request is one row: two rows under one id would get one answer between them.
+    if len({r.custom_id for r in requests}) != len(requests) or (
+        not config.dedupe and any(len(r.rows) > 1 for r in requests)
+    ):
         raise BatchError("two rows of the selection have the same custom_id; is a row of the reference repeated?")
     return requests
 

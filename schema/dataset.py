@@ -22,6 +22,7 @@ from mathbode.core.version import __version__
 from .arrow_guard import arrow_file_problem
 from .compiled import compiled
 from .content import TruthRows, check_content, verdict
+from .drives import MULTITONE, MULTITONE_SIGNALS, STANDARD
 from .keys import RowKey, SweepKey, canonical_family_keys, canonical_sweeps, format_key, row_key, row_keys
 from .layout import layout
 from .manifest import CARD, MANIFEST, Manifest
@@ -83,12 +84,22 @@ def _with_placeholder_truth(table: pa.Table) -> pa.Table:
     )
 
 
+def drives_of(table: pa.Table) -> str:
+    """The grid a data file's rows are on: multi-tone when any row is a multi-tone drive's."""
+    import pyarrow.compute as pc
+
+    signals = set(pc.unique(table.column("signal_type")).to_pylist()) if "signal_type" in table.column_names else set()
+    return MULTITONE if signals & set(MULTITONE_SIGNALS) else STANDARD
+
+
 def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
-    """Rows, keys and grid of one data file; returns rows per family found."""
-    clean = _clean_table(table)
+    """Rows, keys and grid of one data file (the standard grid, or the multi-tone one when its
+    rows are multi-tone drives); returns rows per family found."""
+    drives = drives_of(table)
+    clean = _clean_table(table, drives)
     if clean is not None:
         return clean
-    lay = layout()
+    lay = layout(drives)
     schema = compiled(SCHEMA)
     keys_seen: dict[RowKey, int] = {}
     steps: dict[SweepKey, set[int]] = defaultdict(set)
@@ -119,7 +130,7 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
         steps[key.sweep].add(key.time_step)
     full = set(range(lay.time_steps))
     for family in per_family:
-        expected = canonical_sweeps(family)
+        expected = canonical_sweeps(family, drives)
         for sweep in expected:
             have = steps.get(sweep, set())
             if have != full:
@@ -141,7 +152,7 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
     return dict(per_family)
 
 
-def _clean_table(table: pa.Table) -> dict[str, int] | None:
+def _clean_table(table: pa.Table, drives: str = STANDARD) -> dict[str, int] | None:
     """Rows per family if the file is clean, checked column by column; None if anything is off.
 
     Clean: the keys are exactly those of the families present, once each; every row passes the
@@ -156,7 +167,7 @@ def _clean_table(table: pa.Table) -> dict[str, int] | None:
     in_order = len(families) == 1 and is_family_name(families[0])
     if in_order:
         # The file holds the family's keys in the release's order: valid keys, nothing to ask.
-        canonical = _canonical_key_columns(families[0])
+        canonical = _canonical_key_columns(families[0], drives)
         if any(table.column(name).to_pylist() != canonical[name] for name in key if name != "frequency_cycles"):
             return None
         # A chirp row's frequency is not part of its key (None here): the schema checks its range.
@@ -176,17 +187,17 @@ def _clean_table(table: pa.Table) -> dict[str, int] | None:
         return None
     if not in_order:
         keys = set(row_keys(columns))
-        if len(keys) != table.num_rows or keys != set().union(*map(canonical_family_keys, families)):
+        if len(keys) != table.num_rows or keys != set().union(*(canonical_family_keys(f, drives) for f in families)):
             return None
     return {family: table.num_rows for family in families} if len(families) == 1 else dict(Counter(columns["family"]))
 
 
 @cache
-def _canonical_key_columns(family: str) -> dict[str, list[Any]]:
+def _canonical_key_columns(family: str, drives: str = STANDARD) -> dict[str, list[Any]]:
     """The key columns of one family's rows in the release's order, as Python values (Arrow's
     conversions from Python import pandas; comparing lists does not)."""
-    lay = layout()
-    sweeps = canonical_sweeps(family)
+    lay = layout(drives)
+    sweeps = canonical_sweeps(family, drives)
     steps = lay.time_steps
     columns = {name: [value for sweep in sweeps for value in [getattr(sweep, name)] * steps] for name in lay.key[:-1]}
     columns["time_step"] = list(range(steps)) * len(sweeps)
@@ -434,6 +445,10 @@ def check_release(
         # builder's, for a published seed); any other truth leaves their content unchecked.
         for_split = getattr(truth, "for_split", None)
         truth = for_split(split) if callable(for_split) else None
+    if manifest is not None and manifest.drive_set != STANDARD:
+        # A multi-tone release's rows are the builder's on the multi-tone grid.
+        for_drives = getattr(truth, "for_drives", None)
+        truth = for_drives(manifest.drive_set) if callable(for_drives) else None
     listed = list(manifest.data_files) if manifest else []
     data_files = list(listed)
     if not listed:  # no manifest: the data files found, each confined to the release like a listed one
@@ -502,7 +517,8 @@ def check_release(
                 f"{combined_hash(ordered)}, the hash of the rows the data files hold",
             )
     origins = {name: entry.origin for name, entry in manifest.families.items()} if manifest else {}
-    canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only)
+    drives = manifest.drive_set if manifest else STANDARD
+    canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only, drives)
     if manifest:
         check_split_identity(manifest, tables, report, prompts_only)
         check_pairing(manifest, tables, report, prompts_only)

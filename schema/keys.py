@@ -16,7 +16,8 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from .layout import SINUSOID, layout
+from .drives import STANDARD
+from .layout import KEYED_SIGNALS, layout
 from .universe import Universe, universe_of
 
 
@@ -56,7 +57,7 @@ class RowKey(NamedTuple):
 
 def row_key(row: Mapping[str, Any]) -> RowKey:
     """The normalized key of a row or prediction that passed its schema."""
-    sinusoid = row["signal_type"] == SINUSOID
+    sinusoid = row["signal_type"] in KEYED_SIGNALS
     return RowKey(
         row["family"],
         int(row["question_id"]),
@@ -70,7 +71,7 @@ def row_key(row: Mapping[str, Any]) -> RowKey:
 
 def row_keys(columns: Mapping[str, list[Any]]) -> list[RowKey]:
     """`row_key` of every row, from the key columns of rows that passed their schema (column-wise)."""
-    sinusoid = [signal == SINUSOID for signal in columns["signal_type"]]
+    sinusoid = [signal in KEYED_SIGNALS for signal in columns["signal_type"]]
     return list(
         map(
             RowKey._make,
@@ -102,9 +103,9 @@ def format_key(key: RowKey | SweepKey) -> str:
 
 
 @cache
-def canonical_sweeps(family: str) -> tuple[SweepKey, ...]:
-    """Every sweep of one family, in dataset order."""
-    lay = layout()
+def canonical_sweeps(family: str, drives: str = STANDARD) -> tuple[SweepKey, ...]:
+    """Every sweep of one family, in dataset order (of the grid of `drives`)."""
+    lay = layout(drives)
     return tuple(
         SweepKey(family, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
         for q in lay.question_ids
@@ -131,15 +132,17 @@ def canonical_row_order(universe: Universe | None = None) -> tuple[RowKey, ...]:
 
 
 @cache
-def canonical_family_keys(family: str) -> frozenset[RowKey]:
+def canonical_family_keys(family: str, drives: str = STANDARD) -> frozenset[RowKey]:
     """Every row key of one family."""
     steps = range(layout().time_steps)
-    return frozenset(sweep.row(t) for sweep in canonical_sweeps(family) for t in steps)
+    return frozenset(sweep.row(t) for sweep in canonical_sweeps(family, drives) for t in steps)
 
 
 @lru_cache(maxsize=8)
 def _preset_sweeps(preset: str, universe: Universe) -> frozenset[SweepKey]:
-    lay = layout()
+    lay = universe.layout
+    if not lay.presets:  # a multi-tone release has no presets but ALL
+        return frozenset()
     return frozenset(
         SweepKey(fam, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
         for fam in universe.families
@@ -182,7 +185,7 @@ def canonical_row_position(universe: Universe | None = None) -> dict[RowKey, int
 
 @lru_cache(maxsize=8)
 def _sweep_order(universe: Universe) -> tuple[SweepKey, ...]:
-    return tuple(sweep for fam in universe.slots for sweep in canonical_sweeps(fam))
+    return tuple(sweep for fam in universe.slots for sweep in canonical_sweeps(fam, universe.drives))
 
 
 def canonical_sweep_order(universe: Universe | None = None) -> tuple[SweepKey, ...]:
@@ -209,14 +212,16 @@ class _SweepCodes(NamedTuple):
 
 
 @cache
-def _sweep_codes() -> _SweepCodes:
-    lay = layout()
+def _sweep_codes(drives: str = STANDARD) -> _SweepCodes:
+    lay = layout(drives)
     amplitudes = tuple(sorted({s.amplitude_scale for s in lay.sweeps()}))
-    frequencies, phases = lay.sinusoid_frequencies, lay.sinusoid_phases_deg
+    keyed = [s for s in lay.sweeps() if s.signal_type in KEYED_SIGNALS]
+    frequencies = tuple(sorted({s.frequency_cycles for s in keyed if s.frequency_cycles is not None}))
+    phases = tuple(sorted({s.phase_deg for s in keyed if s.phase_deg is not None}))
     signals = tuple(dict.fromkeys(s.signal_type for s in lay.sweeps()))
     number = np.full((len(signals), len(amplitudes), len(frequencies) + 1, len(phases) + 1), -1, dtype=np.int64)
     for n, sweep in enumerate(lay.sweeps()):
-        sinusoid = sweep.signal_type == SINUSOID
+        sinusoid = sweep.signal_type in KEYED_SIGNALS
         f = frequencies.index(sweep.frequency_cycles) if sinusoid else len(frequencies)
         p = phases.index(sweep.phase_deg) if sinusoid else len(phases)
         number[signals.index(sweep.signal_type), amplitudes.index(sweep.amplitude_scale), f, p] = n
@@ -247,15 +252,15 @@ def canonical_row_ids(
     What `row_key` reads, column-wise: numbers compare by value (1 and 1.0 are one key), and a
     chirp's or step's frequency and phase are not part of its key, whatever they hold.
     """
-    lay = layout()
     universe = universe_of(universe)
+    lay = universe.layout
     for name in lay.key:
         kind = columns[name].type
         text = name in ("family", "signal_type")
         nullable = name in ("frequency_cycles", "phase_deg") and pa.types.is_null(kind)
         if not (nullable or (pa.types.is_string(kind) if text else any(is_(kind) for is_ in _NUMBER_KINDS))):
             return None
-    codes = _sweep_codes()
+    codes = _sweep_codes(universe.drives)
     family = _code(columns["family"], universe.families)
     if not universe.is_canonical:  # a member's code is its slot (a mixed release's canonical ids stay canonical)
         slots = np.array([universe.slots.index(f) for f in universe.families], dtype=np.int64)
@@ -263,7 +268,7 @@ def canonical_row_ids(
     question = _code(columns["question_id"], lay.question_ids)
     signal = _code(columns["signal_type"], codes.signals)
     amplitude = _code(columns["amplitude_scale"], codes.amplitudes)
-    sinusoid = signal == codes.signals.index(SINUSOID)
+    sinusoid = np.isin(signal, [codes.signals.index(s) for s in KEYED_SIGNALS if s in codes.signals])
     freq = np.where(sinusoid, _code(columns["frequency_cycles"], codes.frequencies), len(codes.frequencies))
     phase = np.where(sinusoid, _code(columns["phase_deg"], codes.phases), len(codes.phases))
     steps = np.asarray(columns["time_step"].cast(pa.float64(), safe=False), dtype=np.float64)
@@ -284,8 +289,8 @@ def coverage(rows: np.ndarray, universe: Universe | None = None) -> dict[str, An
     `rows`: distinct row_ids of the split (of `universe`, default the canonical one). Counted per
     sweep (a preset is a set of whole sweeps); the universe's families only.
     """
-    lay = layout()
     universe = universe_of(universe)
+    lay = universe.layout
     sweeps = _sweep_order(universe)
     per_sweep = np.bincount(np.asarray(rows, dtype=np.int64) // lay.time_steps, minlength=len(sweeps))
     per_slot = dict(zip(universe.slots, per_sweep.reshape(len(universe.slots), -1).sum(axis=1), strict=True))

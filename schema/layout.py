@@ -6,6 +6,7 @@ card, the evaluator, the tests) asks this module rather than repeating a literal
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -15,7 +16,13 @@ import pyarrow as pa
 
 from mathbode.core.errors import UnknownNameError, unknown_name_message
 
+from .drives import MULTISINE, MULTITONE, STANDARD, TWO_TONE, MultitonePlan, plan_of
+
 SINUSOID, CHIRP, STEP = "sinusoid", "chirp", "step"
+#: The drives a release may be built with.
+DRIVE_NAMES = (STANDARD, MULTITONE)
+#: Signal types whose frequency_cycles and phase_deg are part of a row's key.
+KEYED_SIGNALS = (SINUSOID, MULTISINE, TWO_TONE)
 
 
 @dataclass(frozen=True, order=True)
@@ -85,10 +92,16 @@ class Layout:
     answer_start: str
     answer_end: str
     answer_decimals: int
+    #: The multi-tone drives' plan (lines, realizations, periods, phases).
+    multitone: MultitonePlan
+    #: Which grid `sweeps()` gives: `standard` (the paper's) or `multitone` (see `drives`).
+    drives: str = STANDARD
 
     # -- the grid ---------------------------------------------------------------------------
     def sweeps(self) -> tuple[Sweep, ...]:
         """The sweeps of one question, in the dataset's row order."""
+        if self.drives == MULTITONE:
+            return self._multitone_sweeps()
         sinusoids = [
             Sweep(SINUSOID, s, f, ph)
             for s in self.sinusoid_amplitudes
@@ -98,6 +111,18 @@ class Layout:
         chirps = [Sweep(CHIRP, s) for s in self.chirp_amplitudes]
         steps = [Sweep(STEP, s) for s in self.step_amplitudes]
         return tuple(sinusoids + chirps + steps)
+
+    def _multitone_sweeps(self) -> tuple[Sweep, ...]:
+        # Realization r, period k: frequency_cycles = k, phase_deg = r (see `drives`).
+        plan = self.multitone
+        out = [
+            Sweep(MULTISINE, s, float(k), float(r))
+            for s in plan.amplitude_scales
+            for r in range(plan.realizations)
+            for k in range(plan.periods)
+        ]
+        out += [Sweep(TWO_TONE, s, float(k), 0.0) for s in plan.amplitude_scales for k in range(plan.two_tone_periods)]
+        return tuple(out)
 
     @property
     def rows_per_question(self) -> int:
@@ -167,8 +192,12 @@ _ARROW_TYPES = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64
 
 
 @cache
-def layout() -> Layout:
-    """The layout contract, parsed once per process."""
+def layout(drives: str = STANDARD) -> Layout:
+    """The layout contract, parsed once per process; `drives` picks the grid of `sweeps()`."""
+    if drives != STANDARD:
+        if drives not in DRIVE_NAMES:
+            raise UnknownNameError(unknown_name_message("drives", drives, list(DRIVE_NAMES)))
+        return dataclasses.replace(layout(), drives=drives, presets={}, transient_presets={})
     raw = json.loads(resources.files(__package__).joinpath("layout.json").read_text("utf-8"))
     sig = raw["signals"]
     schema = pa.schema(
@@ -206,4 +235,5 @@ def layout() -> Layout:
         answer_start=raw["answer_format"]["start_tag"],
         answer_end=raw["answer_format"]["end_tag"],
         answer_decimals=raw["answer_format"]["decimals"],
+        multitone=plan_of(raw["drives"][MULTITONE], raw["time_steps"]),
     )

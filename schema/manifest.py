@@ -118,6 +118,14 @@ class Manifest:
     overlap: dict[str, dict[str, Any]] | None = None
     #: The rows carry no `ground_truth` (a private split's public half).
     prompts_only: bool = False
+    #: A multi-tone release's drives (`MultitonePlan.describe()`: lines, realizations, periods,
+    #: phases); None for the standard grid (the canonical release's manifest does not change).
+    drives: dict[str, Any] | None = None
+
+    @property
+    def drive_set(self) -> str:
+        """`standard` or `multitone`: which grid the release's rows are on."""
+        return "standard" if self.drives is None else str(self.drives.get("drives", "standard"))
 
     def __post_init__(self) -> None:
         if self.num_rows < 0:
@@ -176,6 +184,8 @@ class Manifest:
             out["canary"] = self.canary
         if self.overlap is not None:
             out["overlap"] = self.overlap
+        if self.drives is not None:
+            out["drives"] = self.drives
         out["families"] = {name: entry.to_json() for name, entry in self.families.items()}
         out["files"] = {rel: entry.to_json() for rel, entry in self.files.items()}
         return out
@@ -195,6 +205,7 @@ class Manifest:
             canary=raw.get("canary"),
             overlap=raw.get("overlap"),
             prompts_only=bool(raw.get("prompts_only", False)),
+            drives=raw.get("drives"),
             families={
                 name: FamilyEntry(
                     f["version"],

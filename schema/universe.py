@@ -31,7 +31,8 @@ from typing import Iterable
 
 from mathbode.core.errors import UnknownNameError, unknown_name_message
 
-from .layout import layout
+from .drives import STANDARD
+from .layout import Layout, layout
 
 #: The canonical release's name (MANIFEST.json `name`, and the packaged rows' release).
 CANONICAL_RELEASE = "MathBode"
@@ -45,6 +46,8 @@ class Universe:
     families: tuple[str, ...]
     #: The release they come from, for messages (not part of a universe's identity).
     release: str = field(default=CANONICAL_RELEASE, compare=False)
+    #: The release's drives (`drives.STANDARD` or `MULTITONE`): its grid of sweeps, part of its identity.
+    drives: str = STANDARD
     #: The families row ids are counted over: the canonical five, then the others of `families`.
     slots: tuple[str, ...] = field(init=False, compare=False, repr=False)
 
@@ -53,10 +56,14 @@ class Universe:
         object.__setattr__(self, "slots", (*canonical, *(f for f in self.families if f not in canonical)))
 
     @classmethod
-    def of(cls, names: Iterable[str], release: str = CANONICAL_RELEASE) -> Universe:
+    def of(cls, names: Iterable[str], release: str = CANONICAL_RELEASE, drives: str = STANDARD) -> Universe:
         """The universe of a release holding `names` (the canonical one when they are all canonical)."""
         names = list(dict.fromkeys(names))
         canonical = layout().families
+        if drives != STANDARD:
+            return cls(
+                (*(f for f in canonical if f in names), *(f for f in names if f not in canonical)), release, drives
+            )
         if all(name in canonical for name in names):
             return canonical_universe() if release == CANONICAL_RELEASE else cls(canonical, release)
         ordered = (*(f for f in canonical if f in names), *(f for f in names if f not in canonical))
@@ -64,12 +71,17 @@ class Universe:
 
     @property
     def is_canonical(self) -> bool:
-        return self.families == layout().families
+        return self.families == layout().families and self.drives == STANDARD
+
+    @property
+    def layout(self) -> Layout:
+        """The layout with this universe's grid of sweeps."""
+        return layout(self.drives)
 
     @property
     def num_rows(self) -> int:
         """Row ids in this universe (its slots' rows, used or not)."""
-        return len(self.slots) * layout().rows_per_family
+        return len(self.slots) * self.layout.rows_per_family
 
     def family_names(self, spec: str) -> list[str]:
         """`all` or a comma-separated list of family names -> names in this universe's order, each once;

@@ -17,6 +17,8 @@ STEP_FIGURE = "step"
 #: A paired release's figures (GAP): scores across each original's variants, and their Bode curves.
 VARIANTS_FIGURE = "variants"
 VARIANTS_BODE = "variants_bode"
+MULTITONE_FIGURE = "multitone_bla"
+TWO_TONE_FIGURE = "two_tone"
 #: The formats a figure can be written in, and the default resolution of a PNG.
 FIGURE_FORMATS = ("png", "svg", "pdf")
 DEFAULT_DPI = 90
@@ -46,7 +48,7 @@ class FigureOptions:
         return f"{stem}.{self.format}"
 
 
-def figure_stems(sinusoid: bool, chirp: bool, step: bool) -> list[tuple[str, str]]:
+def figure_stems(sinusoid: bool, chirp: bool, step: bool, multitone: bool = False) -> list[tuple[str, str]]:
     """(stem, caption) of each figure a report has, given which kinds of sweeps were scored."""
     out = []
     if sinusoid:
@@ -62,6 +64,15 @@ def figure_stems(sinusoid: bool, chirp: bool, step: bool) -> list[tuple[str, str
         )
     if step:
         out.append((STEP_FIGURE, "Step responses"))
+    if multitone:
+        out += [
+            (
+                MULTITONE_FIGURE,
+                "Multi-tone: BLA gain (dB) with noise, stochastic, even and odd distortion and the truncation floor; "
+                "BLA phase with 95 % intervals",
+            ),
+            (TWO_TONE_FIGURE, "Two-tone spectrum: tones and products, the answers against the exact answers"),
+        ]
     return out
 
 
@@ -72,7 +83,10 @@ DEFAULT_FIGURES = FigureOptions()
 def report_figures(results: list[Results]) -> list[tuple[str, str]]:
     """(stem, caption) of the figures these results get: the one list the report links and the plots draw."""
     stems = figure_stems(
-        any(len(r.summary) for r in results), any(len(r.chirp) for r in results), any(len(r.step) for r in results)
+        any(len(r.summary) for r in results),
+        any(len(r.chirp) for r in results),
+        any(len(r.step) for r in results),
+        any((r.extra.get("multitone") or {}).get("families") for r in results),
     )
     if any(r.extra.get("variants") for r in results):
         stems += [

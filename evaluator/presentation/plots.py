@@ -29,6 +29,7 @@ from .files import (
     FigureOptions,
     figure_stems,
 )
+from .multitone_figures import draw_multitone_figures
 from .variant_figures import draw_variant_figures
 
 #: Gains below this are not drawn (a log axis has no 0) but named in the panel: answers that barely move.
@@ -199,7 +200,7 @@ def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
 
 #: Every figure a report may have, by stem.
 FIGURE_STEMS = (
-    *(stem for stem, _ in figure_stems(sinusoid=True, chirp=True, step=True)),
+    *(stem for stem, _ in figure_stems(sinusoid=True, chirp=True, step=True, multitone=True)),
     VARIANTS_FIGURE,
     VARIANTS_BODE,
 )
@@ -216,4 +217,5 @@ def bode_plot(
     lay = layout()
     draw_figures(results, out, lay.step_switch, lay.time_steps, only, options)
     draw_variant_figures(results, out, only, options)
+    draw_multitone_figures(results, out, only, options)
     return out / options.file(BODE)

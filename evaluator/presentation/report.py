@@ -372,6 +372,11 @@ def answers_text(r: Results) -> str:
             f"{transient['compliant']:,} of {transient['rows']:,} chirp and step rows compliant "
             "(the chirp and step measurements)"
         )
+    multitone = r.extra.get("multitone") or {}
+    if multitone.get("rows"):
+        parts.append(
+            f"{multitone['answers']:,} of {multitone['rows']:,} multi-tone rows compliant (the multi-tone measurement)"
+        )
     return "; ".join(parts) or "no rows scored"
 
 
@@ -424,6 +429,109 @@ def phase_parts_lines(r: Results) -> list[str]:
         "",
         *_table(["family", "lag (deg)", "per-prompt inconsistency (deg)", "pairs"], rows),
     ]
+
+
+STATELESS_MULTITONE = (
+    "What the multi-tone reading can show (stateless protocol): each row was its own request, so a deterministic "
+    "model is a memoryless map and its BLA phase is 0 by construction; no memory is read from it. The multisine "
+    "then tells a smooth bias of the answer map (distortion on a few low-order detection lines, even or odd by "
+    "its shape) from prompt-specific inconsistency (a spread across realizations, even and odd lines alike). "
+    "To read memory, run the sequential protocol with a run-in (`mathbode run --protocol sequential`)."
+)
+
+
+def _db_text(x: Any) -> str:
+    return _num(x, 1)
+
+
+def _memory_text(memory: dict[str, Any]) -> str:
+    """'delay 2.00 steps; low-pass a 0.500 (tau 1.44 steps)', or 'not read (stateless)'."""
+    if not memory.get("read"):
+        return "not read (stateless)"
+    found = "found" if memory.get("found") is True else "none found"
+    return (
+        f"{found}: delay {_num(memory['delay_steps'], 2)} steps, low-pass a {_num(memory['lowpass_alpha'], 3)} "
+        f"(tau {_num(memory['time_constant_steps'], 2)} steps, gain {_num(memory.get('lowpass_gain'), 3)})"
+    )
+
+
+def multitone_lines(r: Results) -> list[str]:
+    """The multi-tone measurement (`multitone` of scores.json, docs/multitone.md) as Markdown."""
+    reading = r.extra.get("multitone")
+    if not reading or not reading.get("families"):
+        return []
+    families = reading["families"]
+    overall = reading.get("summary", {}).get("distortion_db")
+    out = [
+        "### Multi-tone measurement",
+        "",
+        "Best linear approximation (BLA) from the odd random-phase multisine, the distortion the model adds at the "
+        "even and odd detection lines beyond the exact answers' own content passed through its BLA, and the "
+        "two-tone products (docs/multitone.md). Levels in dB relative to the exact answers' mean level at the "
+        f"excited lines. Overall distortion: {_db_text(overall)} dB (exact answers read the truncation floor).",
+        "",
+        *_table(
+            ["family", "verdict", "distortion (dB)", "even added (dB)", "odd added (dB)", "floor (dB)", "memory"],
+            [
+                [
+                    family,
+                    m["verdict"],
+                    _db_text(m["distortion_db"]),
+                    _db_text(m["even_added_db"]),
+                    _db_text(m["odd_added_db"]),
+                    _db_text(m["floor_db"]),
+                    _memory_text(m["memory"]),
+                ]
+                for family, m in families.items()
+            ],
+        ),
+        "",
+        "BLA at the excited lines, with 95 % intervals over the question x realization experiments; noise is the "
+        "spread across periods of one realization, stochastic distortion the spread across realizations beyond it:",
+        "",
+    ]
+    rows = []
+    for family, m in families.items():
+        bla = [line for line in m["lines"] if line["kind"] == "excited"]
+        for line, iv in zip(bla, m["bla_intervals"], strict=True):
+            rows.append(
+                [
+                    family,
+                    str(line["cycles"]),
+                    f"{_num(line['gain'], 4)} [{_num(iv['gain_low'], 4)}, {_num(iv['gain_high'], 4)}]",
+                    f"{_num(line['phase_deg'], 2)} [{_num(iv['phase_low_deg'], 2)}, {_num(iv['phase_high_deg'], 2)}]",
+                    _db_text(iv["noise_db"]),
+                    _db_text(iv["stochastic_db"]),
+                ]
+            )
+    out += _table(["family", "cycles", "gain", "phase (deg)", "noise (dB)", "stochastic (dB)"], rows)
+    two_tone = [(family, p) for family, m in families.items() for p in m.get("two_tone", [])]
+    if two_tone:
+        out += [
+            "",
+            "Two-tone: each tone and product, relative to the exact answers' tones (truth: their own content "
+            "there; error: answers minus exact answers; added: beyond the exact answers' content passed through "
+            "the BLA):",
+            "",
+            *_table(
+                ["family", "product", "cycles", "level (dB)", "truth (dB)", "error (dB)", "added (dB)"],
+                [
+                    [
+                        family,
+                        p["product"],
+                        str(p["cycles"]),
+                        _db_text(p["level_db"]),
+                        _db_text(p["truth_level_db"]),
+                        _db_text(p["error_level_db"]),
+                        _db_text(p["added_db"]),
+                    ]
+                    for family, p in two_tone
+                ],
+            ),
+        ]
+    if reading.get("protocol", "stateless") == "stateless":
+        out += ["", STATELESS_MULTITONE]
+    return out
 
 
 def provenance_lines(r: Results) -> list[str]:
@@ -612,6 +720,16 @@ the numbers below. Frequencies are in cycles per 64 steps.
   the smaller residual, or "a lag that neither fits" when both residuals reach 0.1. Flags (in
   bold) read the same d: a delay at the history window, a memory (|d|, or 3 tau for a low-pass)
   longer than the run-in.
+- **multi-tone** (a multi-tone release, docs/multitone.md): the **BLA** (best linear approximation) is
+  the model's answers over the exact answers at each excited line of the odd random-phase multisine,
+  averaged over realizations; **even added** and **odd added** are what the model's answers hold at the
+  even and the odd detection lines beyond the exact answers' own content passed through the BLA (a
+  delay or low-pass adds nothing there, a static nonlinearity does, mainly on its own kind of line);
+  **noise** is the spread across periods of one realization, **stochastic** the spread across
+  realizations beyond it; the **floor** is what truncation to six decimals leaves at one line. All
+  in dB relative to the exact answers' mean level at the excited lines; the two-tone levels relative
+  to the exact answers' tones. **memory** is the BLA's phase read as a delay and as a first-order
+  low-pass (sequential protocol only).
 - **n/a**: not measurable, with the reason beside it: too few compliant answers (a sweep needs
   16 of 64), answers that do not move (no phase), a mid-band frequency not answered, or a family
   missing (the overall needs all five).
@@ -744,11 +862,19 @@ def _markdown(
             said_variants = variants_lines(r)
             if said_variants:
                 lines += ["", *said_variants]
+        elif r.extra.get("multitone"):
+            lines.append(
+                "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only; this multi-tone release "
+                "is read by its multisine and two-tone rows below."
+            )
         else:
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "
                 "its chirp and step rows are measured below."
             )
+        said_multitone = multitone_lines(r)
+        if said_multitone:
+            lines += ["", *said_multitone]
         said = repeatability_text(r)
         if said:
             lines += ["", said[0].upper() + said[1:] + "."]

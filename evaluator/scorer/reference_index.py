@@ -14,8 +14,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mathbode.core.errors import MathBodeError
+from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.keys import SweepKey, canonical_row_ids, canonical_sweep_order
-from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.layout import CHIRP, SINUSOID, STEP, layout
 from mathbode.schema.parsing import truncate_array
 from mathbode.schema.reference import Reference
 
@@ -36,6 +37,8 @@ class ReferenceIndex:
     sinusoid_sweeps: list[SweepKey]
     #: Chirp and step sweeps, in the same order.
     transient_sweeps: list[SweepKey]
+    #: Multi-tone sweeps (multisine, two-tone), in the same order.
+    multitone_sweeps: list[SweepKey]
     #: Per row, the number of its prompt among the reference's distinct prompts (rows with one
     #: prompt ask one question: repeats of it measure repeatability).
     prompt_id: np.ndarray
@@ -99,7 +102,8 @@ def _build(reference: Reference) -> ReferenceIndex:
         truth=truth,
         steps=steps,
         sinusoid_sweeps=[s for s in ordered if s.signal_type == SINUSOID],
-        transient_sweeps=[s for s in ordered if s.signal_type != SINUSOID],
+        transient_sweeps=[s for s in ordered if s.signal_type in (CHIRP, STEP)],
+        multitone_sweeps=[s for s in ordered if s.signal_type in MULTITONE_SIGNALS],
         prompt_id=np.asarray(table.column("prompt").combine_chunks().dictionary_encode().indices, dtype=np.int64),
         family_code=np.asarray(pc.index_in(table.column("family"), value_set=pa.array(universe.slots)), dtype=np.int64),
     )

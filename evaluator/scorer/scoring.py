@@ -13,6 +13,7 @@ import numpy as np
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.answers import Answers, Prediction
+from mathbode.schema.drives import MULTITONE, MultitonePlan
 from mathbode.schema.keys import (
     RowKey,
     SweepKey,
@@ -21,7 +22,7 @@ from mathbode.schema.keys import (
     preset_sweep_keys,
     row_key_of,
 )
-from mathbode.schema.layout import SINUSOID, layout
+from mathbode.schema.layout import CHIRP, SINUSOID, STEP, layout
 from mathbode.schema.parsing import NON_COMPLIANT_KINDS, STRICT, Parser, truncate_array
 from mathbode.schema.reference import Reference
 from mathbode.schema.selection import ALL_PRESET
@@ -41,6 +42,7 @@ from .aggregate import (
 from .diagnostics import diagnostics, transient_tables
 from .dynamics import dynamics
 from .metrics import SWEEP_METRICS, sweep_metrics
+from .multitone import MultitoneSweep, measure_family, summarize
 from .phase_parts import phase_parts
 from .reference_index import reference_index
 from .repeatability import repeatability
@@ -318,7 +320,8 @@ def score(
     sweep_numbers, counts = np.unique(answers.row // T, return_counts=True)
     answered = {order[s]: n for s, n in zip(sweep_numbers.tolist(), counts.tolist(), strict=True)}
     touched: set[SweepKey] = {s for s in answered if s.signal_type == SINUSOID}
-    transient_sweeps = {s for s in answered if s.signal_type != SINUSOID}
+    transient_sweeps = {s for s in answered if s.signal_type in (CHIRP, STEP)}
+    multitone_answered = [s for s in index.multitone_sweeps if s in answered]
     answered_families = {s.family for s in touched}
     if preset:
         preset_name = lay.preset_name(preset) if preset.upper() != ALL_PRESET else ALL_PRESET
@@ -331,6 +334,10 @@ def score(
                 f"{label}: answers none of the rows of preset {preset_name} (it answers {kinds} rows, "
                 f"{len(answered):,} sweeps); score it without --preset, or with the preset it answers."
             )
+    elif universe.drives == MULTITONE and not touched:
+        # A multi-tone release has one preset, ALL (every row of it): named so when every sweep is answered.
+        complete = len(multitone_answered) == len(index.multitone_sweeps)
+        in_scope, preset_name = touched, ALL_PRESET if complete else CUSTOM
     else:
         in_scope, preset_name = touched, detect_preset(touched, transient_sweeps, universe)
 
@@ -400,10 +407,15 @@ def score(
         extra["variants"] = variant_scores(
             sweeps, scoped, hits, reference.variants, config, sequential=conditions.get("protocol") == "sequential"
         )
+    if multitone_answered:
+        protocol = conditions.get("protocol", "stateless")
+        extra["multitone"] = multitone_reading(index, y_all, multitone_answered, universe.layout.multitone, protocol)
     found = dynamics(sweeps, conditions) if n_sweeps else None
     if found is not None:
         extra["dynamics"] = found
-    if not n_sweeps:
+    if not n_sweeps and multitone_answered:
+        total["note"] = "no sinusoid rows: a multi-tone release is read by its multitone section"
+    elif not n_sweeps:
         total["note"] = "no sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only"
     return Scored(
         label=label,
@@ -434,3 +446,26 @@ def score(
         step_curves=step_curves,
         traces=traces,
     )
+
+
+def multitone_reading(
+    index: Any, y_all: np.ndarray, answered: list[SweepKey], plan: MultitonePlan, protocol: str
+) -> dict[str, Any]:
+    """`multitone` of scores.json: each family's multi-tone measurement (see `multitone`) and the overall summary."""
+    by_family: dict[str, list[MultitoneSweep]] = {}
+    rows = np.concatenate([index.steps[s] for s in answered]) if answered else np.zeros(0, dtype=np.int64)
+    for s in answered:
+        steps = index.steps[s]
+        by_family.setdefault(s.family, []).append(
+            MultitoneSweep(
+                s.signal_type,
+                s.question_id,
+                int(s.frequency_cycles or 0),
+                int(s.phase_deg or 0),
+                index.truth[steps],
+                y_all[steps],
+            )
+        )
+    families = {f: m for f, sweeps in by_family.items() if (m := measure_family(sweeps, plan, protocol)) is not None}
+    counts = {"rows": int(rows.size), "answers": int(np.isfinite(y_all[rows]).sum())}
+    return {"protocol": protocol, **counts, "families": families, "summary": summarize(families)}
