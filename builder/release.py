@@ -170,8 +170,8 @@ def build_release(
         drawable = [f for f in families if f.draws and f.variant not in SURFACE_KINDS]
         if not drawable:
             raise UsageError("No family of --families declares draws, so none can make a fresh split.")
-        families, said = _seeded_families(families, split.seed)
-        warnings += said
+        families, left_out = _seeded_families(families, split.seed)
+        warnings += left_out
         checked = set()  # each drawn family passed its check as it was drawn
         name = name or split.default_name(release_name(drawable))
     name = name or release_name(families)

@@ -163,3 +163,21 @@ def test_no_link_in_the_repository_points_outside_it():
     for link in links:
         target = (repo / link).parent / os.readlink(repo / link)
         assert target.resolve().is_relative_to(repo), (link, os.readlink(repo / link))
+
+
+def test_every_python_package_of_the_repository_is_in_the_wheel():
+    """A folder of modules that pyproject.toml does not list is left out of a non-editable install
+    (the kernel variants' folder was, and `import mathbode.builder.families` failed installed)."""
+    import tomllib
+
+    repo = Path(__file__).resolve().parent.parent
+    config = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    mapped = {Path(folder) for folder in config["package-dir"].values()}
+    assert set(config["packages"]) == set(config["package-dir"])
+    found = {
+        init.parent.relative_to(repo)
+        for init in repo.rglob("__init__.py")
+        if not {"tests", "benchmarks", "docs", "dist", "build", "site"} & set(init.relative_to(repo).parts)
+        and not any(part.startswith(".") for part in init.relative_to(repo).parts)
+    }
+    assert found - mapped == set(), "folders with modules that the wheel leaves out: list them in pyproject.toml"

@@ -253,11 +253,12 @@ def _constant_problem(value: object) -> str | None:
     """Why a constant's value is not one a prompt can print (None: it is)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return f"a {type(value).__name__}: write constants as strings like '2.5'"
-    text = value if isinstance(value, str) else None
-    if text is None:  # an int: its size is checked without making its (possibly enormous) text
+    if isinstance(value, int):  # its size is checked without making its (possibly enormous) text
         if value.bit_length() > 64:
             return f"an integer of {value.bit_length()} bits: constants are at most {MAX_CONSTANT:.0e}"
         text = str(value)
+    else:
+        text = value
     if len(text) > MAX_CONSTANT_CHARS:
         return f"{text[:20]!r}... ({len(text):,} characters): a constant is at most {MAX_CONSTANT_CHARS} characters"
     number = _decimal(text)
