@@ -95,6 +95,7 @@ def test_a_smoke_run_of_the_truth_is_a_valid_submission_scoring_1(stub, tmp_path
         "failed": 0,
         "asked": 1280,
         "run_in_answered": 0,
+        "run_in_in_journal": 0,
         "in_output": 1280,
         "compliant_in_output": 1280,
     }

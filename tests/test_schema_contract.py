@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from mathbode.schema import layout
 from mathbode.schema.compiled import MISSING, CompiledSchema, compiled
+from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.json_schemas import load_schema
 
 LAY = layout()
@@ -28,7 +29,8 @@ def test_schema_enums_match_the_layout(name):
     assert props["family"] == {"type": "string", "pattern": LAY.family_name_pattern}
     assert props["question_id"]["enum"] == list(LAY.question_ids)
     assert props["time_step"]["maximum"] == LAY.time_steps - 1
-    assert props["signal_type"]["enum"] == ["sinusoid", "chirp", "step"]
+    # The standard drives, then a multi-tone release's (schema/drives.py).
+    assert props["signal_type"]["enum"] == ["sinusoid", "chirp", "step", *MULTITONE_SIGNALS]
     sinusoid = next(
         c["then"]["properties"]
         for c in load_schema(name)["allOf"]
