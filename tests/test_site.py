@@ -355,3 +355,108 @@ def test_the_bode_plots_overlay_the_fitted_delay_or_low_pass_with_a_toggle(brows
     assert _problems(browser) == []
     _open(browser, site_dir / "submissions" / "noisy-0.html")
     assert browser.execute_script("return document.querySelectorAll('fieldset.overlay, #dynamics-table').length") == 0
+
+
+@pytest.fixture(scope="module")
+def multitone_site(tmp_path_factory):
+    """A site of one scored multi-tone submission: a static cubic y = x + s b u^3 of the exact answers
+    (test_multitone.py's, written directly, no server) on a linear_solve multi-tone release."""
+    import pyarrow.parquet as pq
+
+    from mathbode.builder.families import get_family
+    from mathbode.builder.release import build_release
+
+    from .test_multitone import FAMILY, _cubic_predictions
+
+    root = tmp_path_factory.mktemp("mt-site")
+    build_release([get_family(FAMILY)], root / "release", drives="multitone")
+    rows = pq.read_table(root / "release" / "data" / f"{FAMILY}.parquet").to_pylist()
+    file = _cubic_predictions(rows, root / "cubic.jsonl")
+    report = score([file], root / "r", "--reference", str(root / "release"), "--no-plots")
+    return site([report], root / "s")
+
+
+def _db(gain):
+    return None if gain is None or gain <= 0 else 20 * math.log10(gain)
+
+
+def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, multitone_site):
+    """The submission's page draws, per family, the BLA (gain in dB and phase, each with its 95 %
+    interval) with the noise, stochastic, even- and odd-added levels and the truncation floor, and
+    the two-tone spectrum: every trace holds the results document's numbers, the verdict is said."""
+    reading = _document(multitone_site, "cubic")["scores"]["multitone"]["families"]
+    assert list(reading) == ["linear_solve"]
+    m = reading["linear_solve"]
+    _open(browser, multitone_site / "submissions" / "cubic.html")
+    assert _problems(browser) == []
+    plots = browser.execute_script(
+        "return Array.from(document.querySelectorAll('div.plot'), d => ({id: d.id, "
+        "traces: d.data.map(t => ({name: t.name, meta: t.meta, x: t.x, y: t.y, axis: t.yaxis || 'y', "
+        "text: t.text || null, above: t.error_y ? t.error_y.array : null, below: t.error_y ? t.error_y.arrayminus : "
+        "null})), points: d.querySelectorAll('.scatterlayer .point').length, "
+        "caption: d.closest('figure').querySelector('figcaption').textContent}))"
+    )
+    assert [p["id"] for p in plots] == ["multitone-0-bla", "multitone-0-two-tone"]  # no Bode plot: no sinusoids
+    bla, two = ({t["meta"]: t for t in p["traces"]} for p in plots)
+    assert all(p["points"] > 0 for p in plots)
+    assert plots[0]["caption"].startswith(f"linear_solve: {m['verdict']}.")
+    assert m["verdict"].startswith("static nonlinearity (odd)")  # the cubic: its own kind of line
+    excited = [line for line in m["lines"] if line["kind"] == "excited"]
+    intervals = m["bla_intervals"]
+    assert bla["gain"]["x"] == [line["cycles"] for line in excited] == [1, 3, 7, 9, 13, 15]
+    gain_db = [_db(line["gain"]) for line in excited]
+    assert _same(bla["gain"]["y"], gain_db)
+    assert _same(
+        [g + a for g, a in zip(gain_db, bla["gain"]["above"], strict=True)], [_db(iv["gain_high"]) for iv in intervals]
+    )
+    assert _same(
+        [g - b for g, b in zip(gain_db, bla["gain"]["below"], strict=True)], [_db(iv["gain_low"]) for iv in intervals]
+    )
+    assert bla["phase"]["axis"] == "y2" and _same(bla["phase"]["y"], [line["phase_deg"] for line in excited])
+    phase = [line["phase_deg"] for line in excited]
+    assert _same(
+        [p + a for p, a in zip(phase, bla["phase"]["above"], strict=True)], [iv["phase_high_deg"] for iv in intervals]
+    )
+    assert _same(
+        [p - b for p, b in zip(phase, bla["phase"]["below"], strict=True)], [iv["phase_low_deg"] for iv in intervals]
+    )
+    for key in ("noise_db", "stochastic_db"):
+        assert bla[key]["x"] == bla["gain"]["x"] and _same(bla[key]["y"], [iv[key] for iv in intervals])
+    for kind in ("even", "odd"):
+        detect = [line for line in m["lines"] if line["kind"] == kind]
+        assert detect and bla[f"{kind}_added_db"]["x"] == [line["cycles"] for line in detect]
+        assert _same(bla[f"{kind}_added_db"]["y"], [line["added_db"] for line in detect])
+    assert bla["floor_db"]["y"] == [m["floor_db"], m["floor_db"]]
+    assert bla["floor_db"]["x"] == [
+        min(line["cycles"] for line in m["lines"]),
+        max(line["cycles"] for line in m["lines"]),
+    ]
+    # The odd cubic adds more on the odd detection lines than on the even, and above the floor.
+    assert max(bla["odd_added_db"]["y"]) > max(bla["even_added_db"]["y"]) > m["floor_db"]
+    products = m["two_tone"]
+    assert set(two) == {"level_db", "truth_level_db", "error_level_db", "added_db"}
+    for key, trace in two.items():
+        assert trace["x"] == [p["cycles"] for p in products] and trace["text"] == [p["product"] for p in products]
+        assert _same(trace["y"], [p[key] for p in products])
+    assert {"f1", "f2", "2f1-f2", "2f2-f1"} <= set(two["level_db"]["text"])
+    table = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#multitone-table tbody tr'), "
+        "r => Array.from(r.children, c => c.textContent))"
+    )
+    assert table == [
+        [
+            "linear_solve",
+            m["verdict"],
+            *(f"{m[k]:.1f}" for k in ("distortion_db", "even_added_db", "odd_added_db", "floor_db")),
+        ]
+    ]
+    notes = browser.execute_script("return Array.from(document.querySelectorAll('ul.notes li'), li => li.textContent)")
+    assert any(n.startswith("What the multi-tone reading can show (stateless protocol)") for n in notes)
+
+
+def test_a_submission_without_a_multitone_reading_draws_no_multitone_plot(browser, sites):
+    _open(browser, sites[1] / "submissions" / "exact.html")
+    found = "return document.querySelectorAll('[id^=multitone], ul.notes li').length"
+    assert browser.execute_script("return document.querySelectorAll('[id^=multitone]').length") == 0
+    assert "multi-tone" not in browser.find_element("css selector", "main").text
+    assert browser.execute_script(found) > 0  # the page itself is there, with its notes

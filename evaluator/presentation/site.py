@@ -4,7 +4,8 @@
 and writes a site that works from `file://` and any static host, with nothing fetched at view
 time: every page's data is embedded in it, and its one JavaScript library, plotly.js, is copied
 from the `plotly` package into `assets/`. Pages: the leaderboard (grouped by conditions, ranked
-within a group, ties shown), one per submission, one per family, and one drill-down per
+within a group, ties shown), one per submission (with its multi-tone BLA and two-tone plots when it
+has a multi-tone reading), one per family, and one drill-down per
 submission with the answers of each of its mid-band, chirp and step sweeps; each results
 document and CSV is downloadable.
 """
@@ -45,6 +46,7 @@ from .files import (
     write_tables,
 )
 from .report import (
+    STATELESS_MULTITONE,
     answers_text,
     brackets,
     compliance_note,
@@ -372,6 +374,225 @@ def _transient_plots(r: Results, pid: str) -> list[dict[str, Any]]:
     return plots
 
 
+def _level(x: Any) -> float | None:
+    """A multi-tone level or reading for a trace: None (drawn as nothing) for n/a, read back as NaN."""
+    return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def _db_of_gain(gain: Any) -> float | None:
+    """A BLA gain in dB (20 log10); None where the gain is n/a or not positive (no dB to draw)."""
+    g = _level(gain)
+    return 20 * math.log10(g) if g is not None and g > 0 else None
+
+
+def _interval_bars(values: list[float | None], lows: list[float | None], highs: list[float | None]) -> dict[str, Any]:
+    """Asymmetric error bars from an interval's ends; an end that is n/a draws no bar on its side."""
+    above = [h - v if v is not None and h is not None else 0.0 for v, h in zip(values, highs, strict=True)]
+    below = [v - low if v is not None and low is not None else 0.0 for v, low in zip(values, lows, strict=True)]
+    return {"type": "data", "symmetric": False, "array": above, "arrayminus": below, "visible": True}
+
+
+#: The multi-tone levels drawn at their lines under the BLA gain: (key, name, marker symbol), as the
+#: report's figure tells them apart (multitone_figures.py).
+_MT_LEVELS = (
+    ("noise_db", "noise (spread across periods)", "x-thin-open"),
+    ("stochastic_db", "stochastic distortion (spread across realizations)", "cross-thin-open"),
+)
+_MT_ADDED = (("even", "even added distortion", "square-open"), ("odd", "odd added distortion", "triangle-up-open"))
+_MT_HOVER = "%{fullData.name}<br>line %{x}: %{y:.2f} dB<extra></extra>"
+
+
+def _bla_plot(family: str, m: dict[str, Any], pid: str) -> dict[str, Any]:
+    """One family's BLA as system identification draws it: on the upper axes the gain (dB) at the
+    excited lines with its 95 % interval, the noise and stochastic levels there, the distortion the
+    model adds at the even and odd detection lines and the truncation floor; on the lower axes the
+    BLA's phase with its interval. All in dB re the exact answers' mean level at the excited lines."""
+    excited = [line for line in m["lines"] if line["kind"] == "excited"]
+    intervals = m["bla_intervals"]
+    x = [line["cycles"] for line in excited]
+    gain_db = [_db_of_gain(line["gain"]) for line in excited]
+    low_db = [_db_of_gain(iv["gain_low"]) for iv in intervals]
+    high_db = [_db_of_gain(iv["gain_high"]) for iv in intervals]
+    phase = [_level(line["phase_deg"]) for line in excited]
+    phase_low = [_level(iv["phase_low_deg"]) for iv in intervals]
+    phase_high = [_level(iv["phase_high_deg"]) for iv in intervals]
+    data: Traces = [
+        {
+            "x": x,
+            "y": gain_db,
+            "name": plain("BLA gain (dB)"),
+            "meta": "gain",
+            "type": "scatter",
+            "mode": "lines+markers",
+            "line": {"color": PALETTE[0]},
+            "error_y": _interval_bars(gain_db, low_db, high_db),
+            "hovertemplate": _MT_HOVER,
+        }
+    ]
+    for i, (key, name, symbol) in enumerate(_MT_LEVELS):
+        data.append(
+            {
+                "x": [iv["cycles"] for iv in intervals],
+                "y": [_level(iv[key]) for iv in intervals],
+                "name": plain(name),
+                "meta": key,
+                "type": "scatter",
+                "mode": "markers",
+                "marker": {"symbol": symbol, "size": 9, "color": PALETTE[1 + i]},
+                "hovertemplate": _MT_HOVER,
+            }
+        )
+    for i, (kind, name, symbol) in enumerate(_MT_ADDED):
+        detect = [line for line in m["lines"] if line["kind"] == kind]
+        data.append(
+            {
+                "x": [line["cycles"] for line in detect],
+                "y": [_level(line["added_db"]) for line in detect],
+                "name": plain(name),
+                "meta": f"{kind}_added_db",
+                "type": "scatter",
+                "mode": "markers",
+                "marker": {"symbol": symbol, "size": 8, "color": PALETTE[3 + i]},
+                "hovertemplate": _MT_HOVER,
+            }
+        )
+    every = [line["cycles"] for line in m["lines"]]
+    floor = _level(m["floor_db"])
+    if floor is not None and every:
+        # A trace, not a shape: named in the legend and hoverable like the levels it bounds.
+        data.append(
+            {
+                "x": [min(every), max(every)],
+                "y": [floor, floor],
+                "name": plain("truncation floor (exact answers)"),
+                "meta": "floor_db",
+                "type": "scatter",
+                "mode": "lines",
+                "line": {"color": "grey", "dash": "dash", "width": 1},
+                "hovertemplate": "%{fullData.name}: %{y:.1f} dB<extra></extra>",
+            }
+        )
+    data.append(
+        {
+            "x": x,
+            "y": phase,
+            "name": plain("BLA phase (deg)"),
+            "meta": "phase",
+            "type": "scatter",
+            "mode": "lines+markers",
+            "xaxis": "x",
+            "yaxis": "y2",
+            "line": {"color": PALETTE[0]},
+            "error_y": _interval_bars(phase, phase_low, phase_high),
+            "hovertemplate": "%{fullData.name}<br>line %{x}: %{y:.2f} deg<extra></extra>",
+        }
+    )
+    ticks = sorted(set(every))
+    return _plot(
+        pid,
+        f"{family}: {m['verdict']}. Best linear approximation from the odd random-phase multisine (upper: gain in dB "
+        "with 95 % intervals, and the levels at each line, dB re the exact answers' mean level at the excited lines; "
+        "lower: phase in degrees with 95 % intervals). The numbers are in report.md and the results document.",
+        f"Multi-tone plot of {family}: BLA gain and distortion levels in dB, and BLA phase in degrees, by line",
+        data,
+        {
+            "xaxis": {
+                "anchor": "y2",
+                "tickvals": ticks,
+                "ticktext": [str(k) for k in ticks],
+                "title": {"text": "line (cycles per 64 steps)"},
+            },
+            "yaxis": {"domain": [0.4, 1], "title": {"text": "level (dB)"}},
+            "yaxis2": {"domain": [0, 0.3], "title": {"text": "phase (deg)"}},
+            "shapes": [{**_ideal(0.0), "yref": "y"}, {**_ideal(0.0), "yref": "y2"}],
+        },
+    )
+
+
+#: The two-tone spectrum's levels: (key, name, marker symbol).
+_TWO_TONE_LEVELS = (
+    ("level_db", "answers", "circle"),
+    ("truth_level_db", "exact answers", "circle-open"),
+    ("error_level_db", "error (answers - exact answers)", "x-thin-open"),
+    ("added_db", "added by the model", "diamond-open"),
+)
+
+
+def _two_tone_plot(family: str, products: list[dict[str, Any]], pid: str) -> dict[str, Any]:
+    """One family's two-tone spectrum: at each tone and product, the answers' level, the exact
+    answers' own, the error's and what the model adds, in dB re the exact answers' tones."""
+    x = [p["cycles"] for p in products]
+    names = [plain(p["product"]) for p in products]
+    data = [
+        {
+            "x": x,
+            "y": [_level(p[key]) for p in products],
+            "text": names,
+            "name": plain(name),
+            "meta": key,
+            "type": "scatter",
+            "mode": "markers",
+            "marker": {"symbol": symbol, "size": 9, "color": PALETTE[i]},
+            "hovertemplate": "%{fullData.name}<br>%{text} (line %{x}): %{y:.2f} dB<extra></extra>",
+        }
+        for i, (key, name, symbol) in enumerate(_TWO_TONE_LEVELS)
+    ]
+    order = sorted(range(len(products)), key=lambda i: x[i])
+    return _plot(
+        pid,
+        f"{family}: two-tone spectrum. Each tone and harmonic or intermodulation product at its own line, in dB re "
+        "the exact answers' tones: the answers, the exact answers' own content, the error, and what the model adds "
+        "beyond the exact answers' content passed through its BLA.",
+        f"Two-tone spectrum of {family}: levels in dB at each tone and product",
+        data,
+        {
+            "xaxis": {
+                "tickvals": [x[i] for i in order],
+                "ticktext": [f"{names[i]} ({x[i]})" for i in order],
+                "tickangle": -90,
+                "automargin": True,
+                "title": {"text": "product (line, cycles per 64 steps)"},
+            },
+            "yaxis": {"title": {"text": "level (dB)"}},
+            "margin": {"t": 10, "r": 10, "l": 60, "b": 110},
+        },
+    )
+
+
+def multitone_plots(r: Results, pid: str) -> list[dict[str, Any]]:
+    """Per family of the submission's multi-tone reading (`multitone` of its results document,
+    docs/multitone.md): the BLA plot and, when there were two-tone rows, the two-tone spectrum.
+    None when the submission has no multi-tone reading."""
+    families = (r.extra.get("multitone") or {}).get("families") or {}
+    plots = []
+    for n, (family, m) in enumerate(families.items()):
+        plots.append(_bla_plot(family, m, f"{pid}-{n}-bla"))
+        if m.get("two_tone"):
+            plots.append(_two_tone_plot(family, m["two_tone"], f"{pid}-{n}-two-tone"))
+    return plots
+
+
+def _multitone_table(r: Results) -> dict[str, Any] | None:
+    """Each family's multi-tone verdict and levels (report.md's multi-tone table)."""
+    families = (r.extra.get("multitone") or {}).get("families") or {}
+    if not families:
+        return None
+    keys = ("distortion_db", "even_added_db", "odd_added_db", "floor_db")
+    return {
+        "id": "multitone",
+        "title": "Multi-tone measurement",
+        "header": ["family", "verdict", "distortion (dB)", "even added (dB)", "odd added (dB)", "floor (dB)"],
+        "rows": [
+            [
+                _cell(family),
+                _cell(m["verdict"]),
+                *(_cell(_num(_level(m[k]), 1), _level(m[k]), numeric=True) for k in keys),
+            ]
+            for family, m in families.items()
+        ],
+    }
+
+
 def _family_table(r: Results, root: str) -> dict[str, Any]:
     return {
         "id": "families",
@@ -610,12 +831,18 @@ class _Site:
                 notes.append(f"Brackets: {brackets(r)}.")
         figures = bode_plots([(f, r, f) for f in r.families], "bode") if len(r.summary) else []
         figures += _transient_plots(r, "transient")
+        figures += multitone_plots(r, "multitone")
         tables = [_family_table(r, "../"), _frequency_table(r)] if r.families else []
         said_dynamics = _dynamics_table(r)
         if said_dynamics:
             tables.append(said_dynamics)
             notes.append(DYNAMICS_NOTE)
             notes += [f"{family}: {flag}." for family, d in r.extra["dynamics"].items() for flag in d.get("flags", [])]
+        said_multitone = _multitone_table(r)
+        if said_multitone:
+            tables.append(said_multitone)
+            if (r.extra.get("multitone") or {}).get("protocol", "stateless") == "stateless":
+                notes.append(STATELESS_MULTITONE.replace("`", ""))
         kinds = nc.get("kinds") or {}
         cond = r.extra.get("conditions") or {}
         sections: list[dict[str, Any]] = [
