@@ -99,7 +99,8 @@ def test_almost_every_drawn_family_passes_the_family_check():
         passed = 0
         for _ in range(DRAWS_PER_FAMILY):
             drawn = _drawn(family, rng)
-            problems = [p for p in check_family(drawn).problems if p.code != "unpinned"]
+            # The draws' business: the family's own check (its surfaces are the variants' tests').
+            problems = [p for p in check_family(drawn, surfaces=False).problems if p.code != "unpinned"]
             if problems:
                 constants = [dict(v.constants) for v in drawn.variants]
                 first_failure.setdefault(name, f"{constants}: {problems[0]}")
