@@ -389,3 +389,26 @@ def test_the_bla_intervals_cover_95_percent(system):
     assert n == 720
     assert abs(gain_hits / n - 0.95) <= band, gain_hits / n
     assert abs(phase_hits / n - 0.95) <= band, phase_hits / n
+
+
+def test_the_summary_orders_known_systems_from_linear_to_most_distorted(server, release, tmp_path):
+    """`distortion_db` reads the exact answers at the floor, passes a delay as linear (its added
+    distortion at the floor too), and grows with a static nonlinearity's coefficient: 6.02 dB a
+    doubling, since what the map adds is linear in its coefficient."""
+    seq = ("--protocol", "sequential", "--run-in", "64")
+    read = {
+        "exact": _reading(server, release, tmp_path, "truth"),
+        "delay": _reading(server, release, tmp_path, "delay-2", *seq),
+        "cube 0.05": _reading(server, release, tmp_path, "poly-0-0.05"),
+        "cube 0.1": _reading(server, release, tmp_path, "poly-0-0.1"),
+        "square and cube 0.1": _reading(server, release, tmp_path, "poly-0.1-0.1"),
+    }
+    level = {name: r["distortion_db"] for name, r in read.items()}
+    floor = read["exact"]["floor_db"]
+    # Linear systems: within the truncation's own reach of the floor (its bound, stated per family).
+    for name in ("exact", "delay"):
+        assert level[name] <= read[name]["truncation_bound_db"], (name, level)
+    assert level["cube 0.05"] > max(level["exact"], level["delay"]) + 20 and level["cube 0.05"] > floor + 20
+    assert level["cube 0.1"] - level["cube 0.05"] == pytest.approx(6.02, abs=0.1)
+    assert level["square and cube 0.1"] > level["cube 0.1"]
+    assert sorted(level, key=level.get)[2:] == ["cube 0.05", "cube 0.1", "square and cube 0.1"]
