@@ -389,6 +389,8 @@ def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, mul
     m = reading["linear_solve"]
     _open(browser, multitone_site / "submissions" / "cubic.html")
     assert _problems(browser) == []
+    compliance = browser.find_element("xpath", "//h2[@id='compliance']/..").text
+    assert "No answers in scope: compliance is counted on sinusoid rows, and this file has none." in compliance
     plots = browser.execute_script(
         "return Array.from(document.querySelectorAll('div.plot'), d => ({id: d.id, "
         "traces: d.data.map(t => ({name: t.name, meta: t.meta, x: t.x, y: t.y, axis: t.yaxis || 'y', "

@@ -849,7 +849,14 @@ class _Site:
             {
                 "id": "compliance",
                 "title": "Compliance",
-                "entries": [said or f"All {nc.get('lines', 0):,} answers in scope were compliant."]
+                "entries": [
+                    said
+                    or (
+                        f"All {nc['lines']:,} answers in scope were compliant."
+                        if nc.get("lines")
+                        else "No answers in scope: compliance is counted on sinusoid rows, and this file has none."
+                    )
+                ]
                 + [f"{kind}: {n:,}" for kind, n in kinds.items()],
                 "pre": None,
             },
