@@ -40,6 +40,10 @@ def _user_interrupt(_signum: int, _frame: object) -> None:
 
 
 _deadlines: list[float] = []
+#: After the first, the alarm fires again every so often until the bound ends: an exception raised
+#: where Python cannot pass it on (inside a garbage-collector callback, say) is lost, and the next
+#: one ends the bounded code.
+_RETRY_SECONDS = 0.25
 
 
 @contextmanager
@@ -60,7 +64,7 @@ def time_bound(seconds: float) -> Iterator[None]:
     previous = signal.signal(signal.SIGALRM, fire)
     previous_int = signal.signal(signal.SIGINT, _user_interrupt)
     _deadlines.append(ours)
-    signal.setitimer(signal.ITIMER_REAL, max(ours - time.monotonic(), 1e-3))
+    signal.setitimer(signal.ITIMER_REAL, max(ours - time.monotonic(), 1e-3), _RETRY_SECONDS)
     try:
         yield
     finally:
@@ -69,7 +73,7 @@ def time_bound(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
         signal.signal(signal.SIGINT, previous_int)
         if _deadlines:  # the outer bound's timer, re-armed for what is left of it
-            signal.setitimer(signal.ITIMER_REAL, max(_deadlines[-1] - time.monotonic(), 1e-3))
+            signal.setitimer(signal.ITIMER_REAL, max(_deadlines[-1] - time.monotonic(), 1e-3), _RETRY_SECONDS)
 
 
 def error_text(err: BaseException, limit: int = 300) -> str:
