@@ -423,16 +423,21 @@ def load_document(path: Path) -> dict[str, Any]:
     return read_document(path)[0]
 
 
+def _load_bounded(path: Path, what: str) -> tuple[str, Any]:
+    """A saved JSON file's text and value, bounded in size and depth, with finite numbers only."""
+    text = read_text_file(path, MAX_DOCUMENT_BYTES, what)
+    try:
+        return text, json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
+    except RecursionError:
+        raise ResultsVersionError(f"{path}: nested too deeply to be a {what}.") from None
+    except ValueError as err:
+        raise UsageError(f"{path}: cannot be read as a {what} ({err}).") from None
+
+
 def read_document(path: Path) -> tuple[dict[str, Any], str]:
     """A results.json checked (upgraded when older), and its text: as saved, or as this version
     writes the upgraded document."""
-    text = read_text_file(path, MAX_DOCUMENT_BYTES, "results document")
-    try:
-        document = json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
-    except RecursionError:
-        raise ResultsVersionError(f"{path}: nested too deeply to be a results document.") from None
-    except ValueError as err:
-        raise UsageError(f"{path}: cannot be read as a results document ({err}).") from None
+    text, document = _load_bounded(path, "results document")
     version = document.get("version") if isinstance(document, dict) else None
     document = checked(document, str(path))
     return document, text if version == document["version"] else dumps(document)
@@ -446,13 +451,7 @@ def _comparisons_validator() -> Draft202012Validator:
 def read_comparisons(path: Path) -> list[dict[str, Any]]:
     """A report folder's comparisons.json (the neighbour tests), checked against its schema
     (`schema/comparisons.schema.json`) under the same bounds as a results document."""
-    text = read_text_file(path, MAX_DOCUMENT_BYTES, "comparisons file")
-    try:
-        tests = json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
-    except RecursionError:
-        raise ResultsVersionError(f"{path}: nested too deeply to be a comparisons file.") from None
-    except ValueError as err:
-        raise UsageError(f"{path}: cannot be read as a comparisons file ({err}).") from None
+    _, tests = _load_bounded(path, "comparisons file")
     _check_values(tests, str(path))
     errors = sorted(_comparisons_validator().iter_errors(tests), key=lambda e: [str(p) for p in e.path])
     if errors:
