@@ -27,16 +27,18 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
-from jsonschema import Draft202012Validator
 
 from mathbode.core.atomic import read_text_file
 from mathbode.core.errors import UsageError
 from mathbode.schema.json_schemas import load_schema
 
 from .table import Table
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 #: The headline scores: the paper's two and the calibrated two (docs/scoring.md, "Calibrated scores").
 HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
@@ -189,12 +191,17 @@ UPGRADES: dict[int, Any] = {}
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
+    # jsonschema (30-50 ms of imports) loads only where a document is read back: scoring writes one.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema("results.schema.json"))
 
 
 @lru_cache(maxsize=1)
 def _sweep_validator() -> Draft202012Validator:
     """Every trace's sweep (the skeleton checks the first few with the document): the schema's own definition."""
+    from jsonschema import Draft202012Validator
+
     definitions = load_schema("results.schema.json")["$defs"]
     return Draft202012Validator({"$ref": "#/$defs/sweep", "$defs": definitions})
 
@@ -445,6 +452,8 @@ def read_document(path: Path) -> tuple[dict[str, Any], str]:
 
 @lru_cache(maxsize=1)
 def _comparisons_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema("comparisons.schema.json"))
 
 
