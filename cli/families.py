@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
-from mathbode.builder.families import Family
-from mathbode.builder.families.check import expression_problem
 from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.errors import MathBodeError
 
 from .common import CONTEXT, exit_on_error, version_option
+
+if TYPE_CHECKING:
+    from mathbode.builder.families import Family
 
 
 @click.command(context_settings=CONTEXT)
@@ -25,6 +27,7 @@ def main(spec: str | None, as_json: bool) -> None:
     SPEC narrows the list: all (the canonical release), extended (MathBode-Extended), installed
     (plugin families), NAMESPACE.*, or names, comma-separated. Default: every family.
     """
+    # The families (sympy, 0.3-0.5 s) load when listed, not for --help.
     from mathbode.builder.families import EXTENDED, FAMILIES, known_families, plugins, resolve_families
 
     try:
@@ -69,6 +72,8 @@ FORMULA_CHARS = 500
 def _formula(family: Family) -> str:
     """The answer's formula for the listing: bounded in time and length, never a traceback (a
     plugin's family is data we did not write)."""
+    from mathbode.builder.families.check import expression_problem
+
     try:
         with time_bound(FORMULA_SECONDS):
             parts = [family.answer] if family.answer is not None else list(family.equations)

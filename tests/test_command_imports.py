@@ -10,6 +10,9 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+from mathbode.cli.main import SUBCOMMANDS
 from mathbode.evaluator.results import json_safe
 from mathbode.evaluator.scorer.scoring import score
 from mathbode.schema import read_submission
@@ -78,3 +81,14 @@ def test_the_canonical_build_never_loads_the_release_reader(tmp_path):
     found = _modules_after(argv, ["mathbode.schema.dataset", "mathbode.schema.compiled"])
     assert found == {"mathbode.schema.dataset": False, "mathbode.schema.compiled": False}
     assert (tmp_path / "dist" / "MANIFEST.json").is_file()
+
+
+#: What a command loads for its work, never for its help: the model client (openai, aiohttp: 0.4-0.5 s),
+#: sympy (0.3-0.5 s), jsonschema, scipy, matplotlib, the Hub's library.
+HEAVY = ["openai", "aiohttp", "sympy", "jsonschema", "scipy", "matplotlib", "huggingface_hub"]
+
+
+@pytest.mark.parametrize("command", list(SUBCOMMANDS))
+def test_help_loads_nothing_heavy(command):
+    found = _modules_after([command, "--help"], HEAVY)
+    assert [name for name, loaded in found.items() if loaded] == []
