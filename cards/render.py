@@ -24,6 +24,7 @@ DEFAULT_REPO_ID = "ORG/MathBode"
 def card_classes() -> tuple[Any, Any]:
     """huggingface_hub's DatasetCard and DatasetCardData, imported on first use: the import takes
     about half a second, which a build can spend while its families are being generated."""
+    import jinja2  # noqa: F401 (the card's template engine: huggingface_hub imports it at the first render, 30 ms)
     from huggingface_hub import DatasetCard, DatasetCardData
 
     return DatasetCard, DatasetCardData
