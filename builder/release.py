@@ -45,7 +45,7 @@ from mathbode.schema.parquet import read_parquet
 from mathbode.schema.splits import canary, prompts_hash
 from mathbode.schema.truth_facts import truth_facts
 
-from .families import EXTENDED, FAMILIES, Family, get_family
+from .families import FAMILIES, Family, extended_families, get_family
 from .families.check import check_family, precheck
 from .families.variants import SURFACE_KINDS, surface_problems
 from .rows import family_columns
@@ -66,7 +66,7 @@ def release_name(families: list[Family]) -> str:
     names = [f.name for f in families]
     if all(n in FAMILIES for n in names):
         return RELEASE_NAME
-    if all(n in FAMILIES or n in EXTENDED for n in names):
+    if all(n in FAMILIES or n in extended_families() for n in names):
         return EXTENDED_NAME
     return CUSTOM_NAME
 

@@ -28,14 +28,15 @@ def main(spec: str | None, as_json: bool) -> None:
     (plugin families), NAMESPACE.*, or names, comma-separated. Default: every family.
     """
     # The families (sympy, 0.3-0.5 s) load when listed, not for --help.
-    from mathbode.builder.families import EXTENDED, FAMILIES, known_families, plugins, resolve_families
+    from mathbode.builder.families import FAMILIES, extended_families, known_families, plugins, resolve_families
 
     try:
         families = resolve_families(spec) if spec else list(known_families().values())
     except MathBodeError as err:
         raise click.BadParameter(str(err), param_hint="SPEC") from None
+    extended = extended_families()
     for family in families:
-        release = "canonical" if family.name in FAMILIES else "extended" if family.name in EXTENDED else "plugin"
+        release = "canonical" if family.name in FAMILIES else "extended" if family.name in extended else "plugin"
         facts = {
             "name": family.name,
             "version": family.version,
