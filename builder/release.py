@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mathbode.cards import FamilyFacts, render_card, render_family_card
-from mathbode.cards.render import card_classes
+from mathbode.cards.render import card_library
 from mathbode.core.arrow_columns import table_from_lists
 from mathbode.core.atomic import atomic_folder, check_replaceable, read_json_file
 from mathbode.core.errors import UsageError
@@ -196,7 +196,7 @@ def build_release(
         prompts_only = split is not None and split.prompts_only
         generation = stack.enter_context(closing(_Generation(families, tmp, fmt, prompts_only, checked, drives)))
         if card_renderer is None:
-            card_classes()  # the card library's import, on this core while the families are generated
+            card_library()  # the card library's import, on this core while the families are generated
         facts: list[FamilyFacts] = []
         for family, (entry, file, seconds, said, family_card) in zip(families, generation, strict=True):
             timings[family.name] = seconds
