@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -198,6 +199,12 @@ def test_a_deterministic_model_reads_noise_none_not_n_a(release, rows, tmp_path)
     bla = [line for line in (out / "report.md").read_text().splitlines() if line.startswith(f"| {FAMILY} | ")]
     noise = [line.split(" | ")[4] for line in bla if line.split(" | ")[1].isdigit()]
     assert noise == ["none"] * 6
+    # The periods ask the same prompts again: a stateless run's repeatability reads them.
+    counts = Counter(r["prompt"] for r in rows)
+    repeat = json.loads((out / "scores.json").read_text())["repeatability"]
+    assert repeat["measured"] is True
+    assert repeat["overall"]["repeated_prompts"] == sum(n > 1 for n in counts.values()) > 0
+    assert repeat["overall"]["identical_share"] == 1.0
 
 
 def test_noise_across_periods_is_read_and_not_called_none():
