@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pyarrow.parquet as pq
+import pytest
 from huggingface_hub import DatasetCard
 
 from mathbode.schema import layout
@@ -48,3 +49,18 @@ def test_card_body_documents_every_family_and_the_grid():
     assert "| sinusoid | sin(2 pi f t / 64 + phase), f in 1, 2, 4, 8, 16 cycles per 64 steps" in text
     assert "Per question: 49 sweeps x 64 steps = 3,136 rows; 3 questions per family." in text
     assert 'load_dataset("ORG/MathBode", "linear_solve")["train"]' in text
+
+
+def test_the_card_helper_ends_by_itself_when_a_build_stops_before_its_card():
+    """A build that stops early (Ctrl-C, an error) closes its end of the pipe: the helper reads an
+    end of file and exits with 0 at once. It used to hold a forked copy of the build's end open,
+    so the build waited out a 5 s join before killing it (every stopped build took 5 s longer)."""
+    from mathbode.cards.helper import CardHelper
+    from mathbode.core.forking import can_fork
+
+    if not can_fork():
+        pytest.skip("no helper process where forking is not safe: the card is rendered in the build")
+    with CardHelper() as helper:
+        process = helper._process
+    # Ended by itself (exit code 0), not killed (-9) after the join's timeout.
+    assert process.exitcode == 0
