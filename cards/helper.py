@@ -19,10 +19,13 @@ from mathbode.schema.manifest import Manifest
 from .render import FamilyFacts, card_library, render_card
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, builds_end: Connection) -> None:
     # Ctrl-C reaches the whole process group: the build handles it and ends this helper, which
     # must not print a KeyboardInterrupt traceback of its own.
     ignore_sigint()
+    # The fork copied the build's end of the pipe too: closed here, the build closing its own is
+    # an end of file at once (held open, a build that stopped early waited out the join's timeout).
+    builds_end.close()
     card_library()
     try:
         request = conn.recv()
@@ -42,7 +45,7 @@ class CardHelper:
         self._process: Any = None
         if can_fork():
             ours, theirs = multiprocessing.Pipe()
-            self._process = multiprocessing.get_context("fork").Process(target=_serve, args=(theirs,), daemon=True)
+            self._process = multiprocessing.get_context("fork").Process(target=_serve, args=(theirs, ours), daemon=True)
             with sigint_held():
                 self._process.start()
             theirs.close()

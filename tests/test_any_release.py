@@ -347,7 +347,9 @@ def test_the_inspect_task_and_convert_on_a_release_of_unknown_families(toy, tmp_
         return out
 
     model = get_model("mockllm/model", custom_outputs=answer)
-    (log,) = inspect_eval(smoke(reference=str(toy)), model=model, log_dir=str(tmp_path / "logs"), display="none")
+    (log,) = inspect_eval(
+        smoke(reference=str(toy)), model=model, log_dir=str(tmp_path / "logs"), display="none", log_realtime=False
+    )
     assert log.status == "success", log.error
     assert log.eval.dataset.samples == 512
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}

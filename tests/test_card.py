@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard
@@ -48,3 +50,22 @@ def test_card_body_documents_every_family_and_the_grid():
     assert "| sinusoid | sin(2 pi f t / 64 + phase), f in 1, 2, 4, 8, 16 cycles per 64 steps" in text
     assert "Per question: 49 sweeps x 64 steps = 3,136 rows; 3 questions per family." in text
     assert 'load_dataset("ORG/MathBode", "linear_solve")["train"]' in text
+
+
+def test_the_card_helper_ends_by_itself_when_a_build_stops_before_its_card():
+    """A build that stops early (Ctrl-C, an error) closes its end of the pipe: the helper reads an
+    end of file and exits with 0 at once. It used to hold a forked copy of the build's end open,
+    so the build waited out a 5 s join before killing it (every stopped build took 5 s longer).
+    In a process of its own: a test worker's threads make forking unsafe, and no helper is made."""
+    script = (
+        "from mathbode.cards.helper import CardHelper\n"
+        "from mathbode.core.forking import can_fork\n"
+        "assert can_fork()\n"
+        "with CardHelper() as helper:\n"
+        "    process = helper._process\n"
+        "print(process.exitcode)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # Ended by itself (exit code 0), not killed (-9) after the join's timeout.
+    assert done.stdout == "0\n"

@@ -65,7 +65,7 @@ def scaled_model(truth_by_prompt, gain: float, fail_on: str | None = None):
 
 
 def _eval(task, model, tmp_path, **kw):
-    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", **kw)
+    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", log_realtime=False, **kw)
     assert log.status == "success", log.error
     scores = log.results.scores if log.results else []
     metrics = {name: m.value for name, m in scores[0].metrics.items()} if scores else {}

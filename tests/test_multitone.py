@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -15,7 +16,13 @@ from mathbode.builder.families import get_family
 from mathbode.builder.release import build_release
 from mathbode.cli.run import main as run_cli
 from mathbode.cli.score import main as score_cli
-from mathbode.evaluator.scorer.multitone import STATELESS_MEMORY, STATELESS_VERDICT, MultitoneSweep, measure_family
+from mathbode.evaluator.scorer.multitone import (
+    INCONSISTENCY,
+    STATELESS_MEMORY,
+    STATELESS_VERDICT,
+    MultitoneSweep,
+    measure_family,
+)
 from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.layout import layout
 
@@ -146,6 +153,8 @@ def test_a_static_nonlinearity_adds_on_its_own_kind_of_line(server, release, tmp
     # (measured on linear_solve: square 17 dB apart, cube 9.8 dB).
     assert r[f"{kind}_added_db"] > r[f"{other}_added_db"] + 6
     assert r["verdict"] == f"static nonlinearity ({kind}); {STATELESS_VERDICT}"
+    # A cubic map of the answer explains it whole (measured 0.99 and more).
+    assert r["static_share"] >= 0.9
     # Near 0: realization-to-realization spread of the distortion moves it, within the memory threshold.
     assert all(abs(line["phase_deg"]) < 3 for line in _excited(r))
 
@@ -161,9 +170,62 @@ def test_doubling_the_coefficient_adds_six_db_to_the_raw_error(server, release, 
 def test_per_prompt_errors_show_no_even_odd_pattern(server, release, tmp_path):
     r = _reading(server, release, tmp_path, "jitter-0.01")
     assert abs(r["even_added_db"] - r["odd_added_db"]) < 6
-    assert r["verdict"] == f"per-prompt inconsistency (no even/odd pattern); {STATELESS_VERDICT}"
+    # No static map explains errors particular to each prompt: a cubic fit of 64 steps takes about
+    # 4/52 of their power at the detection lines (4 nonlinear regressors, 52 real dimensions).
+    assert r["static_share"] <= 0.2
+    assert r["verdict"] == f"{INCONSISTENCY}; {STATELESS_VERDICT}"
     # Stateless: the phase is not read as memory, and the reading says why.
     assert r["memory"] == {"read": False, "found": None, "why": STATELESS_MEMORY}
+
+
+def test_a_smooth_map_with_even_and_odd_parts_alike_is_a_static_nonlinearity(server, release, tmp_path):
+    # A square and a cube together: even and odd added levels within 6 dB, as per-prompt errors'
+    # are; what tells them apart is that a static map of the answer explains this distortion whole.
+    r = _reading(server, release, tmp_path, "poly-0.05-0.1")
+    assert abs(r["even_added_db"] - r["odd_added_db"]) < 6
+    assert r["static_share"] >= 0.9
+    assert r["verdict"] == f"static nonlinearity (even and odd); {STATELESS_VERDICT}"
+
+
+def test_a_deterministic_model_reads_noise_none_not_n_a(release, rows, tmp_path):
+    # The same answers in both periods of every realization: the noise is exactly zero (no dB).
+    file = _cubic_predictions(rows, tmp_path / "exact.jsonl", b=0)
+    out = tmp_path / "report"
+    result = CliRunner().invoke(score_cli, [str(file), "--reference", str(release), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    m = json.loads((out / "scores.json").read_text())["multitone"]["families"][FAMILY]
+    assert m["periods_identical"] is True
+    assert [iv["noise_db"] for iv in m["bla_intervals"]] == [None] * 6
+    bla = [line for line in (out / "report.md").read_text().splitlines() if line.startswith(f"| {FAMILY} | ")]
+    noise = [line.split(" | ")[4] for line in bla if line.split(" | ")[1].isdigit()]
+    assert noise == ["none"] * 6
+    # The periods ask the same prompts again: a stateless run's repeatability reads them.
+    counts = Counter(r["prompt"] for r in rows)
+    repeat = json.loads((out / "scores.json").read_text())["repeatability"]
+    assert repeat["measured"] is True
+    assert repeat["overall"]["repeated_prompts"] == sum(n > 1 for n in counts.values()) > 0
+    assert repeat["overall"]["identical_share"] == 1.0
+
+
+def test_noise_across_periods_is_read_and_not_called_none():
+    rng = np.random.default_rng(7)
+    sweeps = [
+        MultitoneSweep("multisine", q, period, r, 8 + x, 8 + x + rng.normal(0, 0.01, PLAN.time_steps))
+        for q in range(3)
+        for r in range(PLAN.realizations)
+        for x in [_multisine(r)]
+        for period in range(PLAN.periods)
+    ]
+    m = measure_family(sweeps, PLAN, "stateless")
+    assert m["periods_identical"] is False
+    # White errors of sigma 0.01 per step: 2 sigma / sqrt(64) per line, halved in power by the
+    # mean of 2 periods, against the multisine's line amplitude 1/sqrt(6): -47.3 dB. The power mean
+    # over the 6 lines has 144 real degrees of freedom (6 lines x 12 experiments x one complex period
+    # difference): within 1.5 dB of it (0.71x to 1.41x in power) but with odds under 1 %; the seed is
+    # fixed, so the same numbers every run (measured: -47.3 dB).
+    expected = 20 * math.log10(2 * 0.01 / 8 / math.sqrt(2) * math.sqrt(6))
+    power = np.mean([10 ** (iv["noise_db"] / 10) for iv in m["bla_intervals"]])
+    assert 10 * math.log10(power) == pytest.approx(expected, abs=1.5)
 
 
 def _two_tone_truth(rows):

@@ -116,7 +116,9 @@ def test_the_inspect_task_on_a_multitone_release_converts_and_scores(release, tr
     model = get_model("mockllm/model", custom_outputs=answer)
     # The first question's 640 rows (its 4 realizations x 2 periods and its two-tone): inspect takes
     # a second per 15 samples here, and one question's multisine is a whole reading.
-    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", limit=640)
+    (log,) = inspect_eval(
+        task, model=model, log_dir=str(tmp_path / "logs"), display="none", limit=640, log_realtime=False
+    )
     assert log.status == "success", log.error
     assert log.eval.dataset.samples == 1920 and len(log.samples) == 640
     assert {s.metadata["question_id"] for s in log.samples} == {0}

@@ -713,7 +713,9 @@ def _inspect_log(reference, tmp_path: Path, n: int = 3):
         return out
 
     model = get_model("mockllm/model", custom_outputs=answer)
-    (log,) = inspect_eval(Task(dataset=samples, solver=generate()), model=model, log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(
+        Task(dataset=samples, solver=generate()), model=model, log_dir=str(tmp_path), display="none", log_realtime=False
+    )
     return log
 
 

@@ -143,7 +143,7 @@ def test_run_against_a_stub_then_score_baseline_and_the_inspect_task(fresh, rele
         "    out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)\n"
         "    return out\n"
         "(log,) = inspect_eval(smoke(reference=sys.argv[2]), model=get_model('mockllm/model', custom_outputs=answer),\n"
-        "                      log_dir=sys.argv[3], display='none')\n"
+        "                      log_dir=sys.argv[3], display='none', log_realtime=False)\n"
         "print(log.status, log.location, log.error)\n"
     )
     (tmp_path / "answers.json").write_text(json.dumps(answers))

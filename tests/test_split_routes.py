@@ -110,7 +110,7 @@ def write_inspect(folder: Path | None, out: Path, truth: dict[str, str]) -> None
 
     task = smoke(reference=str(folder)) if folder else smoke(families="linear_solve")
     model = get_model("mockllm/model", custom_outputs=answer)
-    (log,) = inspect_eval(task, model=model, log_dir=str(out.with_suffix("")), display="none")
+    (log,) = inspect_eval(task, model=model, log_dir=str(out.with_suffix("")), display="none", log_realtime=False)
     assert log.status == "success", log.error
     # No --reference: the log says which release its task read.
     done = invoke(convert_cli, [log.location, "-o", str(out)])
@@ -154,31 +154,46 @@ def write_baseline(folder: Path | None, out: Path) -> None:
     assert done.exit_code == 0, done.output
 
 
+class Submissions:
+    """(writer, release) -> the submission that writer wrote of SMOKE on that release, written the
+    first time a test asks for it. Lazily, because pytest-xdist spreads this module's tests over its
+    workers: each writes only the submissions its own tests read (writing all fifteen up front,
+    every worker wrote every one, 43 s each)."""
+
+    def __init__(self, releases: dict[str, Path | None], truth: dict[str, str], root: Path) -> None:
+        self.releases, self.truth, self.root = releases, truth, root
+        self.written: dict[tuple[str, str], Path] = {}
+        self.stub: StubOpenAI | None = None
+
+    def __getitem__(self, key: tuple[str, str]) -> Path:
+        if key not in self.written:
+            writer, name = key
+            folder, path = self.releases[name], self.root / f"{writer}-{name}.jsonl"
+            if writer in ("run", "batch") and self.stub is None:
+                self.stub = StubOpenAI(self.truth).start()
+            if writer == "run":
+                write_run(folder, path, self.stub)
+            elif writer == "batch":
+                write_batch(folder, path, self.stub)
+            elif writer == "inspect":
+                write_inspect(folder, path, self.truth)
+            elif writer == "lm-eval":
+                write_lm_eval(folder, path, self.truth)
+            else:
+                write_baseline(folder, path)
+            self.written[key] = path
+        return self.written[key]
+
+    def stop(self) -> None:
+        if self.stub is not None:
+            self.stub.stop()
+
+
 @pytest.fixture(scope="module")
-def submissions(releases, truth, tmp_path_factory) -> dict[tuple[str, str], Path]:
-    """(writer, release) -> the submission that writer wrote of SMOKE on that release."""
-    root = tmp_path_factory.mktemp("submissions")
-    stub = StubOpenAI(truth).start()
-    out: dict[tuple[str, str], Path] = {}
-    try:
-        for name in OTHER:
-            folder = releases[name]
-            for writer in WRITERS:
-                path = root / f"{writer}-{name}.jsonl"
-                if writer == "run":
-                    write_run(folder, path, stub)
-                elif writer == "batch":
-                    write_batch(folder, path, stub)
-                elif writer == "inspect":
-                    write_inspect(folder, path, truth)
-                elif writer == "lm-eval":
-                    write_lm_eval(folder, path, truth)
-                else:
-                    write_baseline(folder, path)
-                out[writer, name] = path
-    finally:
-        stub.stop()
-    return out
+def submissions(releases, truth, tmp_path_factory):
+    written = Submissions(releases, truth, tmp_path_factory.mktemp("submissions"))
+    yield written
+    written.stop()
 
 
 def split_of(folder: Path | None) -> str:

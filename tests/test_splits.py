@@ -221,7 +221,7 @@ def test_the_inspect_task_runs_from_a_prompts_only_release_and_its_keeper_scores
 
     model = get_model("mockllm/model", custom_outputs=answer)
     task = smoke(reference=str(splits["public"]))
-    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", log_realtime=False)
     assert log.status == "success", log.error
     assert log.eval.metadata["split"] == manifest(splits["public"])["prompts_hash"]
     out = tmp_path / "converted.jsonl"

@@ -444,6 +444,13 @@ def _db_text(x: Any) -> str:
     return _num(x, 1)
 
 
+def _noise_text(m: dict[str, Any], noise_db: Any) -> str:
+    """A BLA line's noise: 'none' where every period was answered alike (exactly zero, no dB), else
+    the level, or n/a where no realization had two periods to compare."""
+    missing = noise_db is None or (isinstance(noise_db, float) and math.isnan(noise_db))  # null reads back as NaN
+    return "none" if missing and m.get("periods_identical") is True else _db_text(noise_db)
+
+
 def _memory_text(memory: dict[str, Any]) -> str:
     """'delay 2.00 steps; low-pass a 0.500 (tau 1.44 steps)', or 'not read (stateless)'."""
     if not memory.get("read"):
@@ -487,7 +494,8 @@ def multitone_lines(r: Results) -> list[str]:
         ),
         "",
         "BLA at the excited lines, with 95 % intervals over the question x realization experiments; noise is the "
-        "spread across periods of one realization, stochastic distortion the spread across realizations beyond it:",
+        "spread across periods of one realization (none: every period answered alike, as a deterministic model "
+        "does), stochastic distortion the spread across realizations beyond it:",
         "",
     ]
     rows = []
@@ -500,7 +508,7 @@ def multitone_lines(r: Results) -> list[str]:
                     str(line["cycles"]),
                     f"{_num(line['gain'], 4)} [{_num(iv['gain_low'], 4)}, {_num(iv['gain_high'], 4)}]",
                     f"{_num(line['phase_deg'], 2)} [{_num(iv['phase_low_deg'], 2)}, {_num(iv['phase_high_deg'], 2)}]",
-                    _db_text(iv["noise_db"]),
+                    _noise_text(m, iv["noise_db"]),
                     _db_text(iv["stochastic_db"]),
                 ]
             )

@@ -402,6 +402,11 @@ _MT_ADDED = (("even", "even added distortion", "square-open"), ("odd", "odd adde
 _MT_HOVER = "%{fullData.name}<br>line %{x}: %{y:.2f} dB<extra></extra>"
 
 
+def _silent(m: dict[str, Any], key: str) -> bool:
+    """The noise of a model that answered every period alike: exactly zero, so nothing to draw in dB."""
+    return key == "noise_db" and m.get("periods_identical") is True
+
+
 def _bla_plot(family: str, m: dict[str, Any], pid: str) -> dict[str, Any]:
     """One family's BLA as system identification draws it: on the upper axes the gain (dB) at the
     excited lines with its 95 % interval, the noise and stochastic levels there, the distortion the
@@ -434,7 +439,7 @@ def _bla_plot(family: str, m: dict[str, Any], pid: str) -> dict[str, Any]:
             {
                 "x": [iv["cycles"] for iv in intervals],
                 "y": [_level(iv[key]) for iv in intervals],
-                "name": plain(name),
+                "name": plain(f"{name}: none, every period answered alike" if _silent(m, key) else name),
                 "meta": key,
                 "type": "scatter",
                 "mode": "markers",

@@ -30,10 +30,13 @@ from mathbode.schema.drives import MULTISINE, TWO_TONE, MultitonePlan
 DETECTION_MARGIN_DB = 20.0
 #: Where a phase counts as memory: beyond this many degrees and outside its interval.
 MEMORY_PHASE_DEG = 3.0
-#: Even and odd added levels within this of each other are no even/odd pattern (per-prompt errors).
-PATTERN_DB = 6.0
-#: One kind of added distortion this far above the other names the nonlinearity.
-DOMINANT_DB = PATTERN_DB
+#: One kind of added distortion this far above the other names the nonlinearity alone.
+DOMINANT_DB = 6.0
+#: Added distortion a static map explains at least this share of (power) is a static nonlinearity;
+#: less is per-prompt inconsistency. A cubic map of 64 steps explains all of a smooth map's and
+#: about 4/52 of white per-prompt errors' (4 nonlinear regressors against 52 real dimensions of
+#: detection lines): 0.5 sits far from both.
+STATIC_SHARE = 0.5
 #: The truncation of six decimals: a uniform error of this width.
 TRUNCATION = 1e-6
 
@@ -71,10 +74,20 @@ def _t95(dof: int) -> float:
     return 1.96 + 2.4 / dof
 
 
-def _experiments(
-    sweeps: Sequence[MultitoneSweep], signal: str, highest: int
-) -> list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]]:
-    """(X, mean-over-periods Y, Y per period) per (question, realization) with a complete period."""
+@dataclass(frozen=True)
+class _Experiment:
+    """One (question, realization): the exact answers' spectrum X, the answers' spectrum Y averaged
+    over periods, Y per period, and the same exact answers and mean answers in time."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    Ys: list[np.ndarray]
+    x: np.ndarray
+    y: np.ndarray
+
+
+def _experiments(sweeps: Sequence[MultitoneSweep], signal: str, highest: int) -> list[_Experiment]:
+    """Each (question, realization) with a complete period, in order."""
     groups: dict[tuple[int, int], list[MultitoneSweep]] = {}
     for s in sweeps:
         if s.signal_type == signal:
@@ -86,7 +99,8 @@ def _experiments(
             continue
         X = _spectrum(periods[0].truth, highest)
         Ys = [_spectrum(s.answers, highest) for s in periods]
-        out.append((X, np.mean(Ys, axis=0), Ys))
+        y = np.mean([s.answers for s in periods], axis=0)
+        out.append(_Experiment(X, np.mean(Ys, axis=0), Ys, np.asarray(periods[0].truth, dtype=float), y))
     return out
 
 
@@ -122,6 +136,34 @@ def _carried(lines: np.ndarray, G: np.ndarray, at: Sequence[int], memory: dict[s
     if math.sqrt(float(np.mean(np.abs(G - delay) ** 2))) < MODEL_FIT_RMS:
         return gain * np.exp(-1j * wa * d)
     return bla_at(lines, G, at)
+
+
+def _static_share(
+    exps: Sequence[_Experiment], detect: Sequence[int], D: np.ndarray, full: np.ndarray, H: int
+) -> float | None:
+    """The share of the added distortion's power (D, at the `detect` lines) that a static cubic map
+    of the answer explains, before or after the BLA (`full`: the BLA carried to lines 0..T/2).
+
+    Per experiment, the mean answers are fitted by least squares on 1, the BLA's output x_l, the
+    square and cube of x_l (a map after the memory: Wiener) and the BLA applied to the square and
+    cube of the exact answers' deviation (a map before it: Hammerstein). A smooth map of the answer
+    is explained whole, even and odd parts alike; errors particular to each prompt are not."""
+    total = float(np.sum(np.abs(D) ** 2))
+    if not total > 0:
+        return None
+    unexplained = 0.0
+    for e in exps:
+        filtered = [np.fft.irfft(full * np.fft.rfft(v), len(e.x)) for v in (e.x, *_powers(e.x - e.x.mean()))]
+        xl = filtered[0]
+        columns = [np.ones_like(xl), xl, *_powers(xl - xl.mean()), *filtered[1:]]
+        A = np.column_stack([c / s if (s := float(np.std(c))) > 0 else c for c in columns])
+        coef = np.linalg.lstsq(A, e.y, rcond=None)[0]
+        unexplained += float(np.sum(np.abs(_spectrum(e.y - A @ coef, H)[list(detect)]) ** 2))
+    return float(min(max(1 - unexplained / total, 0.0), 1.0))
+
+
+def _powers(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return v**2, v**3
 
 
 def _rms(values: list[np.ndarray] | np.ndarray) -> np.ndarray:
@@ -172,8 +214,8 @@ def measure_family(
     if not exps:
         return None
     excited = np.array(plan.excited_lines)
-    X = np.array([e[0] for e in exps])
-    Y = np.array([e[1] for e in exps])
+    X = np.array([e.X for e in exps])
+    Y = np.array([e.Y for e in exps])
     n = len(exps)
     ref = float(np.mean(np.abs(X[:, excited])))
     Gi = Y[:, excited] / X[:, excited]
@@ -182,6 +224,9 @@ def measure_family(
     memory = _memory(excited, G, T)
     Gd = _carried(excited, G, detect, memory, T)
     D = Y[:, detect] - Gd * X[:, detect]
+    # The BLA over every line of the period, for the static map's fit (0: the constant fits the mean).
+    full = np.concatenate([[1.0], _carried(excited, G, range(1, T // 2 + 1), memory, T)])
+    static_share = _static_share(exps, detect, D, full, H)
     t = _t95(n - 1) if n > 1 else math.nan
     gain_i, phase_i = np.abs(Gi), np.angle(Gi / G)
     half_gain = t * gain_i.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(len(excited), math.nan)
@@ -190,9 +235,9 @@ def measure_family(
     )
     # Noise: the spread across periods of one realization (variance of the period mean).
     noise_var = np.zeros(H + 1)
-    with_periods = [e for e in exps if len(e[2]) > 1]
-    for _, ybar, ys in with_periods:
-        noise_var += np.sum(np.abs(np.array(ys) - ybar) ** 2, axis=0) / (len(ys) - 1) / len(ys)
+    with_periods = [e for e in exps if len(e.Ys) > 1]
+    for e in with_periods:
+        noise_var += np.sum(np.abs(np.array(e.Ys) - e.Y) ** 2, axis=0) / (len(e.Ys) - 1) / len(e.Ys)
     noise_var = noise_var / len(with_periods) if with_periods else np.full(H + 1, np.nan)
     resid = Y[:, excited] - G * X[:, excited]
     total_var = np.sum(np.abs(resid) ** 2, axis=0) / max(n - 1, 1)
@@ -250,30 +295,49 @@ def measure_family(
         "even_added_db": even_db,
         "odd_added_db": odd_db,
         "distortion_db": _db(math.sqrt(distortion_power / signal_power)),
+        "static_share": None if static_share is None else round(static_share, 4),
+        # A deterministic model answers each period of a realization alike: its noise is exactly zero
+        # (no dB: `noise_db` null), which the report says as "none", apart from not measured (null here).
+        "periods_identical": (
+            all(all(np.array_equal(e.Ys[0], ys) for ys in e.Ys[1:]) for e in with_periods) if with_periods else None
+        ),
         "memory": memory,
-        "verdict": verdict(even_db, odd_db, floor_db, memory["found"]),
+        "verdict": verdict(even_db, odd_db, floor_db, memory["found"], static_share),
         "two_tone": two_tone(sweeps, plan, excited, G),
     }
 
 
-def verdict(even_db: float | None, odd_db: float | None, floor_db: float | None, memory: bool | None) -> str:
-    """Linear within the floor, static nonlinearity (even / odd / both), per-prompt inconsistency, memory, or a
-    mix; `memory` None: not read (the stateless protocol), said after the rest."""
+def verdict(
+    even_db: float | None,
+    odd_db: float | None,
+    floor_db: float | None,
+    memory: bool | None,
+    static_share: float | None = None,
+) -> str:
+    """Linear within the floor, static nonlinearity (even / odd / even and odd), per-prompt inconsistency,
+    memory, or a mix; `memory` None: not read (the stateless protocol), said after the rest.
+
+    Distortion counts 20 dB above the floor. A static map must explain at least half its power
+    (`STATIC_SHARE`), else it is per-prompt inconsistency; a static map is named by the kinds of line
+    it adds on (one kind 6 dB above the other names that kind alone: a map of the itself nonlinear
+    truth leaves a little of the other)."""
     limit = (floor_db if floor_db is not None else -math.inf) + DETECTION_MARGIN_DB
     even = even_db is not None and even_db > limit
     odd = odd_db is not None and odd_db > limit
     parts = ["memory"] if memory else []
-    if even and odd and abs((even_db or 0) - (odd_db or 0)) < PATTERN_DB:
-        parts.append("per-prompt inconsistency (no even/odd pattern)")
-    elif even and odd and abs((even_db or 0) - (odd_db or 0)) >= DOMINANT_DB:
-        # A static map of the (itself nonlinear) truth leaves some of the other kind: named by what dominates.
-        parts.append(f"static nonlinearity ({'even' if (even_db or 0) > (odd_db or 0) else 'odd'})")
-    elif even and odd:
+    if (even or odd) and (static_share is None or static_share < STATIC_SHARE):
+        parts.append(INCONSISTENCY)
+    elif even and odd and abs((even_db or 0) - (odd_db or 0)) < DOMINANT_DB:
         parts.append("static nonlinearity (even and odd)")
     elif even or odd:
-        parts.append(f"static nonlinearity ({'even' if even else 'odd'})")
+        dominant = "even" if (even and not odd) or (even and odd and (even_db or 0) > (odd_db or 0)) else "odd"
+        parts.append(f"static nonlinearity ({dominant})")
     said = " and ".join(parts) if parts else "linear within the floor"
     return f"{said}; {STATELESS_VERDICT}" if memory is None else said
+
+
+#: Added distortion no static map of the answer explains: errors particular to each prompt.
+INCONSISTENCY = "per-prompt inconsistency (no static map of the answer explains it)"
 
 
 #: The verdict's closing words in the stateless protocol (`STATELESS_MEMORY` says why).
@@ -288,8 +352,8 @@ def two_tone(
     exps = _experiments(sweeps, TWO_TONE, plan.highest_line)
     if not exps:
         return []
-    X = np.array([e[0] for e in exps])
-    Y = np.array([e[1] for e in exps])
+    X = np.array([e.X for e in exps])
+    Y = np.array([e.Y for e in exps])
     f1, f2 = plan.two_tone_lines
     ref = float(np.mean(np.abs(X[:, [f1, f2]])))
     out = []

@@ -389,6 +389,8 @@ def score(
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
     scoped_any = scoped_row.copy()
     scoped_any[transient_where] = True
+    # A multisine's periods ask the same prompts again: a stateless run's repeats, read like any other.
+    scoped_any[[i for s in multitone_answered for i in index.steps[s]]] = True
     extra["repeatability"] = _repeatability(
         values, where_all, scoped_any[where_all], index, conditions or {}, universe.slots
     )
