@@ -200,7 +200,13 @@ class Table:
             writer = csv.writer(stream, lineterminator="\n")
             writer.writerow([cell_text(c) for c in self.columns])
             for row in zip(*lists, strict=True) if lists else ():
-                writer.writerow(["" if v is None or (type(v) is float and v != v) else cell_text(v) for v in row])
+                # Only a text can read as a formula: numbers are written without a call each.
+                writer.writerow(
+                    [
+                        "" if v is None or (type(v) is float and v != v) else cell_text(v) if isinstance(v, str) else v
+                        for v in row
+                    ]
+                )
 
     def __repr__(self) -> str:
         return f"Table({self._length} rows: {', '.join(self.columns)})"
