@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from mathbode.builder.oracle import baseline_lines, split_families
 from mathbode.core.atomic import write_jsonl
 from mathbode.schema.selection import select_rows
 
@@ -24,6 +23,8 @@ from .options import families_option, preset_option, reference_option, reference
 @exit_on_error
 def main(preset: str, families_spec: str, reference: str | None, output: str, seed: str | None) -> None:
     """Write the exact answers, truncated to six decimals in the answer format, as a submission."""
+    from mathbode.builder.oracle import baseline_lines, split_families  # sympy: not for --help
+
     ref = reference_rows(families_spec, reference)
     rows = select_rows(ref.table, preset)
     drawn = split_families(list(ref.family_hashes), ref.split, seed)

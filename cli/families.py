@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
-from mathbode.builder.families import Family
-from mathbode.builder.families.check import expression_problem
 from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.errors import MathBodeError
 
 from .common import CONTEXT, exit_on_error, version_option
+
+if TYPE_CHECKING:
+    from mathbode.builder.families import Family
 
 
 @click.command(context_settings=CONTEXT)
@@ -25,14 +27,16 @@ def main(spec: str | None, as_json: bool) -> None:
     SPEC narrows the list: all (the canonical release), extended (MathBode-Extended), installed
     (plugin families), NAMESPACE.*, or names, comma-separated. Default: every family.
     """
-    from mathbode.builder.families import EXTENDED, FAMILIES, known_families, plugins, resolve_families
+    # The families (sympy, 0.3-0.5 s) load when listed, not for --help.
+    from mathbode.builder.families import FAMILIES, extended_families, known_families, plugins, resolve_families
 
     try:
         families = resolve_families(spec) if spec else list(known_families().values())
     except MathBodeError as err:
         raise click.BadParameter(str(err), param_hint="SPEC") from None
+    extended = extended_families()
     for family in families:
-        release = "canonical" if family.name in FAMILIES else "extended" if family.name in EXTENDED else "plugin"
+        release = "canonical" if family.name in FAMILIES else "extended" if family.name in extended else "plugin"
         facts = {
             "name": family.name,
             "version": family.version,
@@ -69,6 +73,8 @@ FORMULA_CHARS = 500
 def _formula(family: Family) -> str:
     """The answer's formula for the listing: bounded in time and length, never a traceback (a
     plugin's family is data we did not write)."""
+    from mathbode.builder.families.check import expression_problem
+
     try:
         with time_bound(FORMULA_SECONDS):
             parts = [family.answer] if family.answer is not None else list(family.equations)

@@ -8,9 +8,6 @@ from pathlib import Path
 
 import click
 
-from mathbode.builder.release import family_release
-from mathbode.hub import publish
-
 from .common import CONTEXT, exit_on_error, version_option
 from .reference import builder_truth
 
@@ -63,6 +60,10 @@ def main(
     Afterwards `datasets.load_dataset(REPO_ID, "<family>")["train"]` loads a family and
     `load_dataset(REPO_ID, "all")` everything.
     """
+    # The builder (sympy) and the release checks (jsonschema): loaded to push, not for --help.
+    from mathbode.builder.release import family_release
+    from mathbode.hub import publish
+
     endpoint = _endpoint()
     plans = [publish.plan_release(dist, repo_id, truth=builder_truth)]
     with tempfile.TemporaryDirectory(prefix="mathbode-push-") as tmp:

@@ -16,7 +16,6 @@ from mathbode.runner.config import DEFAULT_HISTORY, PROTOCOLS, SEQUENTIAL, STATE
 from mathbode.runner.cost import estimate, load_counter
 from mathbode.runner.progress import Progress
 from mathbode.runner.protocols import distinct_prompts
-from mathbode.runner.run import record_path, run
 from mathbode.runner.run_in import DEFAULT_RUN_IN, MAX_RUN_IN, run_in_path
 from mathbode.schema.keys import format_key
 from mathbode.schema.selection import select_rows
@@ -208,6 +207,10 @@ def main(
         for line in cost.lines():
             click.echo(line)
         return
+    # The model client (openai, aiohttp: 0.4-0.5 s of imports) loads when a model is asked: not
+    # for --help or a dry run.
+    from mathbode.runner.run import record_path, run
+
     distinct, note = distinct_prompts(rows), ""
     if protocol == STATELESS and not dedupe and distinct < len(rows):
         note = (

@@ -38,7 +38,7 @@ from mathbode.evaluator.results import Results, json_safe
 from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.scorer.compare import neighbour_tests
 from mathbode.evaluator.scorer.scoring import Scored, score
-from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES, start_loading_t_distribution
+from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
 from mathbode.schema.reference import Reference
@@ -331,8 +331,6 @@ def _score_files(
             "half): score against the full split, which its keeper holds."
         )
     universe = release.universe if release else None
-    if resamples > 0:
-        start_loading_t_distribution()  # the intervals' t quantiles, loaded while the files are read
     submissions, digests = [], []
     for path in predictions:
         sub = read_submission(path, universe)

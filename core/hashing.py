@@ -40,8 +40,13 @@ def _length_prefixed(column: pa.Array) -> bytes:
     data = data[offsets[0] : offsets[-1]]
     out = np.empty(8 * n + len(data), dtype=np.uint8)
     starts = offsets[:-1] - offsets[0] + 8 * np.arange(n)
-    out[starts[:, None] + np.arange(8)] = lengths.astype("<u8").view(np.uint8).reshape(n, 8)
-    out[np.arange(len(data)) + 8 * (np.repeat(np.arange(n), lengths) + 1)] = data
+    prefixes = (starts[:, None] + np.arange(8)).ravel()
+    out[prefixes] = lengths.astype("<u8").view(np.uint8)
+    # The text fills the bytes between the prefixes, in order: a mask places it in one pass (an
+    # index per byte of text took ten times as long, most of a family's content hash).
+    text = np.ones(len(out), dtype=bool)
+    text[prefixes] = False
+    out[text] = data
     return out.tobytes()
 
 

@@ -26,17 +26,20 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from math import isfinite
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
-from jsonschema import Draft202012Validator
 
 from mathbode.core.atomic import read_text_file
 from mathbode.core.errors import UsageError
 from mathbode.schema.json_schemas import load_schema
 
 from .table import Table
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 #: The headline scores: the paper's two and the calibrated two (docs/scoring.md, "Calibrated scores").
 HEADLINE = ("mb_core", "mb_plus", "mb_core_calibrated", "mb_plus_calibrated")
@@ -71,7 +74,9 @@ def json_safe(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
+        # A document's lists are mostly plain floats (100,000 of them in FULL's traces): those are
+        # answered here, without a call each.
+        return [(v if isfinite(v) else None) if type(v) is float else json_safe(v) for v in obj]
     return obj
 
 
@@ -189,12 +194,17 @@ UPGRADES: dict[int, Any] = {}
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
+    # jsonschema (30-50 ms of imports) loads only where a document is read back: scoring writes one.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema("results.schema.json"))
 
 
 @lru_cache(maxsize=1)
 def _sweep_validator() -> Draft202012Validator:
     """Every trace's sweep (the skeleton checks the first few with the document): the schema's own definition."""
+    from jsonschema import Draft202012Validator
+
     definitions = load_schema("results.schema.json")["$defs"]
     return Draft202012Validator({"$ref": "#/$defs/sweep", "$defs": definitions})
 
@@ -445,6 +455,8 @@ def read_document(path: Path) -> tuple[dict[str, Any], str]:
 
 @lru_cache(maxsize=1)
 def _comparisons_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema("comparisons.schema.json"))
 
 

@@ -47,21 +47,26 @@ def nanmean(values: np.ndarray | Sequence[float]) -> float:
 def compensated_means(values: np.ndarray) -> np.ndarray:
     """Column means of a (rows x columns) array, NaN skipped, each sum Kahan-compensated as
     pandas' grouped mean sums: the frequency means (and so the scores) are the same floats as
-    the paper authors' code computes with pandas, bit for bit."""
-    total = np.zeros(values.shape[1])
-    compensation = np.zeros(values.shape[1])
-    count = np.zeros(values.shape[1])
-    for row in values:
-        seen = ~np.isnan(row)
-        y = np.where(seen, row - compensation, 0.0)
-        t = total + y
-        with np.errstate(invalid="ignore"):
+    the paper authors' code computes with pandas, bit for bit.
+
+    Summed in Python floats, column by column: the same IEEE operations in the same order as
+    numpy's (a test compares the two on random arrays), without numpy's cost per call on rows of
+    a few values (a third of the time of the frequency and chirp means)."""
+    means = []
+    for column in np.asarray(values, dtype=np.float64).T.tolist():
+        total = compensation = 0.0
+        count = 0
+        for x in column:
+            if x != x:  # NaN: skipped
+                continue
+            y = x - compensation
+            t = total + y
             c = (t - total) - y
-        compensation = np.where(seen, np.where(np.isnan(c), 0.0, c), compensation)
-        total = np.where(seen, t, total)
-        count += seen
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+            compensation = 0.0 if c != c else c  # an infinite sum: no compensation, as pandas
+            total = t
+            count += 1
+        means.append(total / count if count else math.nan)
+    return np.array(means, dtype=np.float64)
 
 
 #: What a spreadsheet reads as the start of a formula in a cell (`=HYPERLINK(...)`, `+1`, `-1+1`,
@@ -195,7 +200,13 @@ class Table:
             writer = csv.writer(stream, lineterminator="\n")
             writer.writerow([cell_text(c) for c in self.columns])
             for row in zip(*lists, strict=True) if lists else ():
-                writer.writerow(["" if v is None or (type(v) is float and v != v) else cell_text(v) for v in row])
+                # Only a text can read as a formula: numbers are written without a call each.
+                writer.writerow(
+                    [
+                        "" if v is None or (type(v) is float and v != v) else cell_text(v) if isinstance(v, str) else v
+                        for v in row
+                    ]
+                )
 
     def __repr__(self) -> str:
         return f"Table({self._length} rows: {', '.join(self.columns)})"

@@ -3,7 +3,7 @@ into a submission (`mathbode batch write` / `mathbode batch read`).
 
 A batch input file is JSON Lines, one request a line: `custom_id`, `method` (POST), `url`
 (/v1/chat/completions) and `body`, the request body exactly as `mathbode run` sends it
-(`client.request_body`). OpenAI's Batch API and `vllm run-batch` both read it. A file holds at
+(`completions.request_body`). OpenAI's Batch API and `vllm run-batch` both read it. A file holds at
 most 50,000 requests and 200 MB (OpenAI's limits for a batch input file), so a larger batch is
 split into named parts, `requests-001.jsonl`, `requests-002.jsonl`, ...
 
@@ -44,7 +44,7 @@ from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.parsing import parse_response
 from mathbode.schema.selection import KEY_FIELDS, key_fields
 
-from .client import NotACompletion, completion_fields, request_body
+from .completions import NotACompletion, completion_fields, request_body
 from .config import SEQUENTIAL, RunConfig
 from .formats import unwrap
 

@@ -173,3 +173,24 @@ def test_ranks_share_a_place_when_intervals_overlap():
     # Without intervals: ties only where the scores are equal; n/a last.
     plain = [_ranked(0.9, None), _ranked(0.9, None), _ranked(0.7, None), _ranked(float("nan"), None)]
     assert ranks(plain) == [(1, True), (1, True), (3, False), (4, False)]
+
+
+def test_json_safe_writes_null_for_every_number_that_is_not_finite():
+    import math
+
+    import numpy as np
+
+    from mathbode.evaluator.results import json_safe
+
+    given = {
+        "plain": [1.0, math.nan, -math.inf, -0.0, 3, None, "nan"],
+        "numpy": [np.float64("nan"), np.float64(2.5), np.float64("inf")],
+        "nested": [(math.nan, [math.inf, 1.5]), {"x": math.nan}],
+        "top": math.inf,
+    }
+    assert json_safe(given) == {
+        "plain": [1.0, None, None, -0.0, 3, None, "nan"],
+        "numpy": [None, 2.5, None],
+        "nested": [[None, [None, 1.5]], {"x": None}],
+        "top": None,
+    }

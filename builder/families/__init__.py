@@ -4,7 +4,9 @@
   its `Family` with `register`; they must be exactly the families of the layout contract
   (`schema/layout.json`), each with a known content hash (`schema/release_hashes.py`), which is
   also its pin: a family left out of either is an error, never a silent drop.
-- MathBode-Extended's built-in families are `mathbode.builder.families.extended.FAMILIES`.
+- MathBode-Extended's built-in families are `mathbode.builder.families.extended.FAMILIES`, and the
+  built-in GAP kernel variants `mathbode.builder.families.kernels.KERNELS`: both imported on first use
+  (`extended_families()`, `kernel_families()`; `EXTENDED` and `KERNELS` by name), not by a canonical build.
 - Installed packages add families through the `mathbode.families` entry point group
   (`mathbode.builder.families.plugins`), named `namespace.name`; they are loaded only when a name, a
   listing or `installed` asks for them, so a broken plugin never reaches the built-in commands.
@@ -27,9 +29,7 @@ from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
 
 from . import canonical
 from .canonical import CANONICAL_DRAWS, CANONICAL_RENAMABLE
-from .extended import FAMILIES as EXTENDED_DECLARED
 from .family import Draw, Family, RationalFunction, Variant
-from .kernels import KERNELS as KERNEL_DECLARED
 from .plugins import Plugins, load_plugins
 from .variants import GAP_SEED, SURFACE_KINDS, split_variant_name, surface_variant
 
@@ -94,17 +94,18 @@ def _load() -> dict[str, Family]:
 FAMILIES: dict[str, Family] = _load()
 
 
-def _extended() -> dict[str, Family]:
+@cache
+def extended_families() -> dict[str, Family]:
+    """MathBode-Extended's families, in their release order. Imported on first use: their sixteen
+    modules (and the sympy they load) take 60 ms that a canonical build or score does not need."""
+    from .extended import FAMILIES as declared
+
     out: dict[str, Family] = {}
-    for family in EXTENDED_DECLARED:
+    for family in declared:
         if family.name in out or family.name in FAMILIES:
             raise FamilyRegistryError(f"MathBode-Extended declares the family {family.name!r} twice")
         out[family.name] = family
     return out
-
-
-#: MathBode-Extended's families, in their release order.
-EXTENDED: dict[str, Family] = _extended()
 
 
 @cache
@@ -115,7 +116,7 @@ def plugins() -> Plugins:
 
 def builtin_families() -> dict[str, Family]:
     """Every family built into mathbode: the canonical ones, then MathBode-Extended's."""
-    return {**FAMILIES, **EXTENDED}
+    return {**FAMILIES, **extended_families()}
 
 
 def known_families() -> dict[str, Family]:
@@ -127,24 +128,34 @@ def is_canonical(name: str) -> bool:
     return name in FAMILIES
 
 
-def _kernels() -> dict[str, Family]:
+@cache
+def kernel_families() -> dict[str, Family]:
+    """The built-in kernel variants (GAP): families of their own that name the family they rewrite.
+    Imported on first use, as `extended_families`'."""
+    from .kernels import KERNELS as declared
+
     out: dict[str, Family] = {}
-    for family in KERNEL_DECLARED:
-        if family.name in out or family.name in FAMILIES or family.name in EXTENDED:
+    for family in declared:
+        if family.name in out or family.name in FAMILIES or family.name in extended_families():
             raise FamilyRegistryError(f"the kernel variant {family.name!r} is declared twice")
         out[family.name] = family
     return out
 
 
-#: The built-in kernel variants (GAP): families of their own that name the family they rewrite.
-KERNELS: dict[str, Family] = _kernels()
+def __getattr__(name: str) -> dict[str, Family]:
+    """`EXTENDED` and `KERNELS`, the registries by the names they had when imported eagerly."""
+    if name == "EXTENDED":
+        return extended_families()
+    if name == "KERNELS":
+        return kernel_families()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def variant_family(name: str) -> Family | None:
     """The GAP variant family named `name` (a built-in kernel, or `ORIGINAL__dl`/`__dlc`/`__dlm`/`__gs`
     of any known family that declares renamables), else None."""
-    if name in KERNELS:
-        return KERNELS[name]
+    if name in kernel_families():
+        return kernel_families()[name]
     parts = split_variant_name(name)
     if parts is None:
         return None
@@ -165,20 +176,22 @@ def gap_families(originals: list[Family], seed: str = GAP_SEED) -> tuple[list[Fa
             out += [surface_variant(family, kind, seed) for kind in SURFACE_KINDS]
         else:
             said.append(f"{family.name}: declares nothing renamable, so it has no surface variants")
-        kernels = [k for k in KERNELS.values() if k.variant_of == family.name]
-        if not kernels:
+        rewrites = [k for k in kernel_families().values() if k.variant_of == family.name]
+        if not rewrites:
             said.append(f"{family.name}: has no kernel variant")
-        out += kernels
+        out += rewrites
     return out, said
 
 
 def get_family(name: str) -> Family:
     """The family known as `name`; an unknown name names the close matches (and a plugin that
     failed to load, when its namespace is the name's)."""
+    if name in FAMILIES:  # without loading MathBode-Extended
+        return FAMILIES[name]
     builtin = builtin_families()
     if name in builtin:
         return builtin[name]
-    if name in KERNELS or split_variant_name(name):
+    if name in kernel_families() or split_variant_name(name):
         found = variant_family(name)
         if found is not None:
             return found
@@ -206,7 +219,7 @@ def resolve_families(spec: str) -> list[Family]:
         if token == "all":
             names.update(dict.fromkeys(FAMILIES))
         elif token == "extended":
-            names.update(dict.fromkeys(EXTENDED))
+            names.update(dict.fromkeys(extended_families()))
         elif token == "installed":
             if not plugins().families:
                 problems = "".join(f" {problem}." for problem in plugins().problems)
@@ -223,7 +236,10 @@ def resolve_families(spec: str) -> list[Family]:
             names.update(dict.fromkeys(found))
         else:
             names[get_family(token).name] = None
-    known = known_families() if any("." in n for n in names) else builtin_families()
+    if all(n in FAMILIES for n in names):
+        known = FAMILIES  # the canonical release's families: MathBode-Extended stays unloaded
+    else:
+        known = known_families() if any("." in n for n in names) else builtin_families()
     variants = {n: get_family(n) for n in names if n not in known}
     return [family for name, family in {**known, **variants}.items() if name in names]
 
@@ -237,6 +253,8 @@ __all__ = [
     "gap_families",
     "variant_family",
     "builtin_families",
+    "extended_families",
+    "kernel_families",
     "is_canonical",
     "known_families",
     "plugins",

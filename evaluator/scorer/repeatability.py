@@ -40,11 +40,17 @@ def repeatability(
         return None
     ends = starts + sizes - 1
     identical = identities[starts] == identities[ends]  # sorted within the group: first == last
-    spreads, relative = (
-        np.array([_spread(values[a : a + n]) for a, n in zip(starts[repeated], sizes[repeated], strict=True)])
-        .reshape(-1, 2)
-        .T
-    )
+    # Most repeated prompts get the same number each time: found per group at once (the finite
+    # answers' least and greatest equal), and `_spread` is called for the others only.
+    finite = np.isfinite(values)
+    counted = np.add.reduceat(finite.astype(np.int64), starts)[repeated]
+    least = np.minimum.reduceat(np.where(finite, values, np.inf), starts)[repeated]
+    greatest = np.maximum.reduceat(np.where(finite, values, -np.inf), starts)[repeated]
+    spreads = np.where(counted < 2, math.nan, 0.0)
+    relative = spreads.copy()
+    first, size = starts[repeated], sizes[repeated]
+    for i in np.flatnonzero((counted >= 2) & (least != greatest)).tolist():
+        spreads[i], relative[i] = _spread(values[first[i] : first[i] + size[i]])
     family_of = families[starts[repeated]]
     identical = identical[repeated]
 

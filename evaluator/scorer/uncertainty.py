@@ -36,7 +36,9 @@ each accuracy, McNemar's test for the paired difference.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
+import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -149,37 +151,56 @@ def family_headline(means: dict[float, np.ndarray], config: ScoreConfig) -> dict
     }
 
 
-_T_MODULE = "scipy.special"
+def _load_t_ufuncs_alone() -> Any:
+    """scipy.special's compiled ufuncs module, loaded without running `scipy/special/__init__.py`.
 
-
-def start_loading_t_distribution() -> threading.Thread:
-    """Start importing scipy.special (the t quantiles' home) on a thread of its own, and return it.
-
-    The import costs 0.3-0.6 s, most of it in the numpy submodules scipy's array-API layer loads,
-    and every interval needs it at the very end of scoring. Started before a submission is read,
-    it runs while the reader's and the fits' C code hold no GIL, and `t_quantile`'s own import
-    then finds it loaded, or waits for it (Python's module lock: one import, never two). The
-    thread is not a daemon, so an early exit waits for the import instead of tearing it down
-    half done. The numbers are scipy's either way.
+    That `__init__` costs 0.25-0.6 s (its array-API layer imports numpy.f2py, numpy.testing and
+    more), 20 times the extension module the t functions live in. Python loads a submodule only
+    under its parent package, so the parent is put in `sys.modules` as an empty shell (found by
+    scipy's own spec, never executed) for as long as the submodule loads, then taken out: a later
+    `import scipy.special` runs the real `__init__`, which finds the same extension modules
+    already loaded, so `scipy.special.stdtrit` is this very ufunc (tests prove it).
     """
-    thread = threading.Thread(target=importlib.import_module, args=(_T_MODULE,), name="load-scipy.special")
-    thread.start()
-    return thread
+    spec = importlib.util.find_spec("scipy.special")
+    if spec is None or spec.loader is None:
+        raise ImportError("scipy.special not found")
+    shell = importlib.util.module_from_spec(spec)
+    sys.modules["scipy.special"] = shell
+    try:
+        return importlib.import_module("scipy.special._ufuncs")
+    finally:
+        if sys.modules.get("scipy.special") is shell:
+            del sys.modules["scipy.special"]
+
+
+@lru_cache(maxsize=1)
+def t_ufuncs() -> Any:
+    """The module that holds scipy's Student t ufuncs (`stdtr`, `stdtrit`): the numbers are scipy's.
+
+    With scipy.special already imported, or another thread running (which could import it while
+    the shell of `_load_t_ufuncs_alone` stands in for it), scipy.special itself; else the
+    extension module alone, and scipy.special should that fail in a scipy laid out otherwise.
+    """
+    loaded = sys.modules.get("scipy.special")
+    if loaded is not None or threading.active_count() > 1:
+        return importlib.import_module("scipy.special")
+    try:
+        module = _load_t_ufuncs_alone()
+        module.stdtr, module.stdtrit  # noqa: B018 (a layout without them is refused here, not mid-score)
+        return module
+    except (ImportError, AttributeError):
+        return importlib.import_module("scipy.special")
 
 
 def t_cdf(t: float, df: float) -> float:
     """Student's t distribution function on `df` (any positive real) degrees of freedom."""
-    from scipy.special import stdtr  # scipy loads only when an interval is computed
-
-    return float(stdtr(df, t))
+    return float(t_ufuncs().stdtr(df, t))  # scipy loads only when an interval is computed
 
 
 @lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
     """The `p` quantile of Student's t on `df` (any positive real) degrees of freedom."""
-    from scipy.special import stdtrit
-
-    return float(stdtrit(df, p))
+    return float(t_ufuncs().stdtrit(df, p))
 
 
 def _t(df: float) -> float:
