@@ -32,9 +32,13 @@ def _serve(conn: Connection, builds_end: Connection) -> None:
     except EOFError:  # the build ended without a card
         return
     try:
-        conn.send(("ok", render_card(*request)))
+        answer: tuple[str, Any] = ("ok", render_card(*request))
     except Exception as err:  # sent back, raised by the caller
-        conn.send(("error", err))
+        answer = ("error", err)
+    try:
+        conn.send(answer)
+    except OSError:  # the build stopped (Ctrl-C) after asking: nobody is left to read the card
+        return
 
 
 class CardHelper:

@@ -69,3 +69,23 @@ def test_the_card_helper_ends_by_itself_when_a_build_stops_before_its_card():
     assert done.returncode == 0, done.stderr
     # Ended by itself (exit code 0), not killed (-9) after the join's timeout.
     assert done.stdout == "0\n"
+
+
+def test_the_card_helper_is_silent_when_the_build_stops_after_asking_for_its_card():
+    """Ctrl-C between the build's request and the card's return: the helper's answer meets a closed
+    pipe, and it ends quietly (it printed a BrokenPipeError traceback under the build's
+    "Aborted!"). The request here is one the renderer refuses, so the answer is ready at once."""
+    script = (
+        "from mathbode.cards.helper import CardHelper\n"
+        "with CardHelper() as helper:\n"
+        "    process = helper._process\n"
+        "    helper._conn.send(('not a manifest', []))\n"
+        "    helper._conn.close()\n"
+        "    helper._conn = None\n"
+        "    process.join(60)\n"
+        "print(process.exitcode)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0\n"
+    assert "Traceback" not in done.stderr, done.stderr
