@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -456,3 +458,17 @@ def test_answers_near_the_float_limit_give_strict_json(tmp_path):
     assert result.exit_code == 0, result.output
     for text in (result.stdout, (tmp_path / "r" / "scores.json").read_text()):
         json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in JSON output"))
+
+
+def test_answers_near_the_float_limit_print_no_numpy_warning(tmp_path):
+    # Their sums of squares overflow: the scores say n/a or inf-sized numbers, and numpy's
+    # RuntimeWarnings (with the scorer's own file paths) are not printed beside them.
+    rows = [json.loads('{"family": "linear_solve", ' + KEY_LINE + "}") for _ in range(64)]
+    for t, row in enumerate(rows):
+        row.update(time_step=t, prediction=1.2e203 * (1 if t % 2 else -1))
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = [sys.executable, "-m", "mathbode", "score", str(path), "--no-plots", "--out", str(tmp_path / "r")]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr and "Warning" not in done.stdout, done.stderr

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -288,6 +289,21 @@ def recorded_conditions(conditions: dict[str, str] | None) -> dict[str, str]:
     return out
 
 
+def _quiet_floats(function: Callable[..., Scored]) -> Callable[..., Scored]:
+    """`function` with numpy's floating-point warnings off. An answer near the float limit overflows
+    a sweep's sums of squares: its fit and metrics become inf or NaN, which the scores show as n/a
+    or as the number they are. numpy's warnings about it printed the scorer's own file paths to the
+    user and said nothing the scores do not."""
+
+    @functools.wraps(function)
+    def quiet(*args: Any, **kwargs: Any) -> Scored:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return function(*args, **kwargs)
+
+    return quiet
+
+
+@_quiet_floats
 def score(
     answers: Answers | Sequence[Prediction],
     reference: Reference,
