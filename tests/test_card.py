@@ -52,21 +52,27 @@ def test_card_body_documents_every_family_and_the_grid():
     assert 'load_dataset("ORG/MathBode", "linear_solve")["train"]' in text
 
 
-def test_the_card_helper_ends_by_itself_when_a_build_stops_before_its_card():
-    """A build that stops early (Ctrl-C, an error) closes its end of the pipe: the helper reads an
-    end of file and exits with 0 at once. It used to hold a forked copy of the build's end open,
-    so the build waited out a 5 s join before killing it (every stopped build took 5 s longer).
-    In a process of its own: a test worker's threads make forking unsafe, and no helper is made."""
+def _helper_exit(body: str) -> subprocess.CompletedProcess:
+    """Run `body` inside `with CardHelper() as helper:` (its process as `process`) in a process of its
+    own, printing the helper's exit code: a test worker's threads make forking unsafe, and no helper
+    is made there."""
+    lines = ["process = helper._process", *body.splitlines()]
     script = (
         "from mathbode.cards.helper import CardHelper\n"
         "from mathbode.core.forking import can_fork\n"
         "assert can_fork()\n"
-        "with CardHelper() as helper:\n"
-        "    process = helper._process\n"
-        "print(process.exitcode)\n"
+        "with CardHelper() as helper:\n" + "".join(f"    {line}\n" for line in lines) + "print(process.exitcode)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_the_card_helper_ends_by_itself_when_a_build_stops_before_its_card():
+    """A build that stops early (Ctrl-C, an error) closes its end of the pipe: the helper reads an
+    end of file and exits with 0 at once. It used to hold a forked copy of the build's end open,
+    so the build waited out a 5 s join before killing it (every stopped build took 5 s longer)."""
+    done = _helper_exit("")
     # Ended by itself (exit code 0), not killed (-9) after the join's timeout.
     assert done.stdout == "0\n"
 
@@ -75,17 +81,8 @@ def test_the_card_helper_is_silent_when_the_build_stops_after_asking_for_its_car
     """Ctrl-C between the build's request and the card's return: the helper's answer meets a closed
     pipe, and it ends quietly (it printed a BrokenPipeError traceback under the build's
     "Aborted!"). The request here is one the renderer refuses, so the answer is ready at once."""
-    script = (
-        "from mathbode.cards.helper import CardHelper\n"
-        "with CardHelper() as helper:\n"
-        "    process = helper._process\n"
-        "    helper._conn.send(('not a manifest', []))\n"
-        "    helper._conn.close()\n"
-        "    helper._conn = None\n"
-        "    process.join(60)\n"
-        "print(process.exitcode)\n"
+    done = _helper_exit(
+        "helper._conn.send(('not a manifest', []))\nhelper._conn.close()\nhelper._conn = None\nprocess.join(60)"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
     assert done.stdout == "0\n"
     assert "Traceback" not in done.stderr, done.stderr

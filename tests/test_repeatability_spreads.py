@@ -13,11 +13,7 @@ from mathbode.evaluator.scorer import repeatability as rep
 
 def _reference(families, prompts, identities, values, names):
     """`repeatability` with `_spread` on every repeated group, as it was before the shortcut."""
-    group = families.astype(np.int64) * (int(prompts.max()) + 1) + prompts
-    order = np.lexsort((identities, group))
-    group, identities, values, families = group[order], identities[order], values[order], families[order]
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    sizes = np.diff(np.r_[starts, len(group)])
+    families, identities, values, starts, sizes = rep.repeat_groups(families, prompts, identities, values)
     repeated = sizes >= 2
     found = [rep._spread(values[a : a + n]) for a, n in zip(starts[repeated], sizes[repeated], strict=True)]
     spreads, relative = np.array(found).reshape(-1, 2).T

@@ -20,6 +20,18 @@ from typing import Any
 import numpy as np
 
 
+def repeat_groups(
+    families: np.ndarray, prompts: np.ndarray, identities: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One group per (family, prompt): the rows' families, identities and values sorted by group,
+    then by identity within it, and each group's first row and size."""
+    group = families.astype(np.int64) * (int(prompts.max()) + 1) + prompts
+    order = np.lexsort((identities, group))
+    group = group[order]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    return families[order], identities[order], values[order], starts, np.diff(np.r_[starts, len(group)])
+
+
 def repeatability(
     families: np.ndarray, prompts: np.ndarray, identities: np.ndarray, values: np.ndarray, names: list[str]
 ) -> dict[str, Any] | None:
@@ -29,12 +41,7 @@ def repeatability(
     family also the mean spread in its units. None when no prompt was answered twice."""
     if not len(prompts):
         return None
-    # One group per (family, prompt); rows sorted by group, then by identity within it.
-    group = families.astype(np.int64) * (int(prompts.max()) + 1) + prompts
-    order = np.lexsort((identities, group))
-    group, identities, values, families = group[order], identities[order], values[order], families[order]
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    sizes = np.diff(np.r_[starts, len(group)])
+    families, identities, values, starts, sizes = repeat_groups(families, prompts, identities, values)
     repeated = sizes >= 2
     if not repeated.any():
         return None
