@@ -341,7 +341,7 @@ def _score_files(
     # Row ids count each slot's rows on the universe's own grid (a multi-tone family has fewer rows).
     lay = submissions[0].universe.layout
     slots = submissions[0].universe.slots
-    answered = {int(f) for s in submissions for f in np.unique(s.answers.row // lay.rows_per_family)}
+    answered = {int(f) for s in submissions for f in np.flatnonzero(np.bincount(s.answers.row // lay.rows_per_family))}
     families = [f for n, f in enumerate(slots) if n in answered]
     ref = release.only(families) if release else resolve_reference(families, None)
     check_splits(submissions, ref, reference)

@@ -16,6 +16,8 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from mathbode.core.arrow_compute import as_float64, positions_in
+
 from .drives import STANDARD
 from .layout import KEYED_SIGNALS, layout
 from .universe import Universe, universe_of
@@ -230,12 +232,9 @@ def _sweep_codes(drives: str = STANDARD) -> _SweepCodes:
 
 def _code(column: pa.ChunkedArray | pa.Array, values: tuple[Any, ...]) -> np.ndarray:
     """Each value's position in `values` (-1: not there, or null); numbers are compared as floats."""
-    import pyarrow.compute as pc  # here: most commands that name rows never need its 30-50 ms import
-
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-        column, values = pc.cast(column, pa.float64(), safe=False), tuple(float(v) for v in values)
-    found = pc.fill_null(pc.index_in(column, value_set=pa.array(values)), -1)
-    return np.asarray(found, dtype=np.int64)
+        column, values = as_float64(column), tuple(float(v) for v in values)
+    return positions_in(column, values)
 
 
 #: The Arrow types a key field may have for `canonical_row_ids` to read it.
@@ -271,7 +270,7 @@ def canonical_row_ids(
     sinusoid = np.isin(signal, [codes.signals.index(s) for s in KEYED_SIGNALS if s in codes.signals])
     freq = np.where(sinusoid, _code(columns["frequency_cycles"], codes.frequencies), len(codes.frequencies))
     phase = np.where(sinusoid, _code(columns["phase_deg"], codes.phases), len(codes.phases))
-    steps = np.asarray(columns["time_step"].cast(pa.float64(), safe=False), dtype=np.float64)
+    steps = np.asarray(as_float64(columns["time_step"]), dtype=np.float64)
     whole = np.isfinite(steps) & (np.floor(steps) == steps) & (steps >= 0) & (steps < lay.time_steps)
     known = (family >= 0) & (question >= 0) & (signal >= 0) & (amplitude >= 0) & (freq >= 0) & (phase >= 0) & whole
     sweep = np.full(len(family), -1, dtype=np.int64)

@@ -80,6 +80,12 @@ def truncate_array(values: np.ndarray) -> np.ndarray:
         out = np.trunc(scaled) / 10.0**DECIMALS
         doubtful = ~np.isfinite(scaled) | (np.abs(scaled) >= 2.0**52)
         doubtful |= np.abs(scaled - np.round(scaled)) <= 8 * np.spacing(np.abs(scaled))
+        # A value that is the float nearest a decimal of six places or fewer (k / 10^6 gives it back)
+        # is its own truncation: its shortest text has no seventh decimal to cut. Most exact
+        # answers are such decimals; only the rest need the text.
+        own = doubtful & (np.round(scaled) / 10.0**DECIMALS == values)
+    out[own] = values[own]
+    doubtful &= ~own
     finite = np.isfinite(values)
     out[~finite] = np.nan  # as `truncate` gives (no answer: NaN, as most of a column of responses' numbers)
     doubtful &= finite

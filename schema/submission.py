@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from mathbode.core.arrow_columns import all_finite, validity
+from mathbode.core.arrow_compute import as_float64, dictionary_codes
 from mathbode.core.errors import UsageError
 
 from .answers import Answers, Prediction
@@ -461,7 +461,7 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
         if (has[name] & ~valid[name]).any():
             return None  # null where the schema wants a string or an object
     model = columns.get("model")
-    if model is not None and pa.types.is_string(model.type) and pc.any(pc.equal(pc.utf8_length(model), 0)).as_py():
+    if model is not None and pa.types.is_string(model.type) and _any_empty(model):
         return None  # an empty model name
     records_split = _records_split(meta)
     if records_split is None:
@@ -493,13 +493,19 @@ def _read_arrow_block(first: int, block: list[bytes | None], state: _FileState) 
         response=response.to_pylist() if response is not None else [None] * n,
         prediction=(
             # An integer beyond 2^53 rounds to the nearest float, as Python's float() rounds it.
-            np.asarray(pc.cast(prediction, pa.float64(), safe=False).to_numpy(zero_copy_only=False), dtype=np.float64)
+            np.asarray(as_float64(prediction).to_numpy(zero_copy_only=False), dtype=np.float64)
             if prediction is not None and not pa.types.is_null(prediction.type)
             else np.full(n, np.nan)
         ),
         has_response=has["response"],
         universe=state.sub.universe,
     )
+
+
+def _any_empty(column: pa.StringArray) -> bool:
+    """Whether a non-null string of the column is empty (its end offset equals its start)."""
+    offsets = np.frombuffer(column.buffers()[1], dtype=np.int32, count=len(column) + 1, offset=4 * column.offset)
+    return bool(((offsets[1:] == offsets[:-1]) & validity(column).astype(bool)).any())
 
 
 def _records_split(meta: pa.Array | None) -> bool | None:
@@ -575,10 +581,9 @@ def _valid(column: pa.Array | None, n: int) -> np.ndarray:
 
 def _first_lines(column: pa.Array, lines: np.ndarray) -> list[tuple[Any, int]]:
     """Each distinct non-null string of the column and the first line it is on, in file order."""
-    encoded = column.dictionary_encode()
-    codes = np.asarray(pc.fill_null(encoded.indices, -1), dtype=np.int64)
+    codes, dictionary = dictionary_codes(column)
     distinct, first = np.unique(codes, return_index=True)
-    values = encoded.dictionary.to_pylist()
+    values = dictionary.to_pylist()
     return sorted(
         ((values[c], int(lines[i])) for c, i in zip(distinct, first, strict=True) if c >= 0), key=lambda vf: vf[1]
     )

@@ -135,3 +135,17 @@ def test_frequency_summary_means_skip_nan():
     assert summary["gain"].tolist() == [1.0, 0.5]
     assert summary["compliance"].tolist() == [0.5, 1.0]
     assert summary["num_sweeps"].tolist() == [2, 1]
+
+
+def test_the_sweeps_mean_is_numpys_to_the_bit():
+    """`calibration.mean` skips numpy's Python wrapper, not its arithmetic: the same pairwise sum
+    and division, so every per-sweep metric keeps its floats (sizes across numpy's 8- and
+    128-element summation blocks, strided views as a lag's slices are)."""
+    from mathbode.evaluator.scorer.calibration import mean
+
+    rng = np.random.default_rng(7)
+    for size in [1, 2, 7, 8, 9, 16, 63, 64, 127, 128, 129, 300, 1025]:
+        x = rng.standard_normal(size) * 10.0 ** rng.integers(-8, 9, size)
+        for view in (x, x[1:], x[:-1], x[::2]):
+            if view.size:
+                assert mean(view) == view.mean() and isinstance(mean(view), float)

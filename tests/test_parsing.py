@@ -101,6 +101,12 @@ def test_the_vectorised_truncation_equals_the_exact_one():
             np.round(rng.uniform(-1e4, 1e4, 5000), 6),  # exactly six decimals: the doubtful products
             rng.uniform(-1e3, 1e3, 5000),
             [0.0, -0.0, 1e-7, -1e-7, 0.1 + 0.2, 2.675, 1e20, -1e300, 1e16 + 1, 7.7419359, -1.9999999],
+            # Floats next to a decimal of six places: their product with 10^6 rounds onto an integer.
+            [1.9999999999999998, 2.0000000000000004, -0.9999999999999999, 0.30000000000000004],
+            np.nextafter(np.round(rng.uniform(-1e3, 1e3, 2000), 6), np.inf),
+            np.nextafter(np.round(rng.uniform(-1e3, 1e3, 2000), 6), -np.inf),
+            np.round(rng.uniform(4e9, 1e10, 1000), 6),  # where 10^6 x passes 2^52
+            np.nextafter(np.round(rng.uniform(4e9, 1e10, 1000), 6), np.inf),
         ]
     )
     expected = np.array([truncate(float(v)) for v in values])

@@ -40,6 +40,15 @@ FLOOR = 2 * RESOLUTION
 CALIBRATED_METRICS = ("gain_cal", "phase_err_cal_deg", "r2_cal", "acf1_cal")
 
 
+_sum = np.add.reduce
+
+
+def mean(x: np.ndarray) -> float:
+    """`x.mean()` of a non-empty 1-d float array, the same float: numpy's pairwise sum divided by
+    the count, without `mean`'s Python wrapper (3 us of a 4 us call; a sweep takes eight)."""
+    return float(_sum(x)) / x.size
+
+
 def calibrated_metrics(
     truth_residual: np.ndarray,
     amp_truth: float,
@@ -61,10 +70,10 @@ def calibrated_metrics(
         out["phase_err_cal_deg"] = 0.0 if amp_truth * abs(phase_err_rad) <= FLOOR else math.degrees(phase_err_rad)
     gain = amp_model / amp_truth if amp_truth > 0 else 0.0
     unexplained = model_residual - gain * truth_residual
-    if math.sqrt(float(np.mean(unexplained**2))) <= FLOOR:
+    if math.sqrt(mean(unexplained**2)) <= FLOOR:
         out["r2_cal"], out["acf1_cal"] = 1.0, 0.0
         return out
-    centred = model - model.mean()
+    centred = model - mean(model)
     spread = float(centred @ centred)
     if spread <= 0:
         out["r2_cal"], out["acf1_cal"] = 0.0, 1.0

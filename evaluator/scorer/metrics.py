@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .calibration import CALIBRATED_METRICS, FLOOR, calibrated_metrics
+from .calibration import CALIBRATED_METRICS, FLOOR, calibrated_metrics, mean
 
 #: A sweep needs this many compliant answers for its fit to mean anything.
 MIN_POINTS = 16
@@ -91,7 +91,7 @@ def fit_first_harmonic(t: np.ndarray, y: np.ndarray, omega: float) -> HarmonicFi
     design, coef = _solve(omega, t, y)
     residual = y - design @ coef
     ss_res = float(residual @ residual)
-    centred = y - y.mean()
+    centred = y - mean(y)
     ss_tot = float(centred @ centred) or 1.0  # a constant series: SStot = 0 counts as 1
     return HarmonicFit(float(coef[0]), float(coef[1]), float(coef[2]), 1.0 - ss_res / ss_tot)
 
@@ -142,7 +142,7 @@ def lag1_autocorrelation(r: np.ndarray) -> float:
     if r.size < 3:
         return math.nan
     x, y = r[:-1], r[1:]
-    x, y = x - x.mean(), y - y.mean()
+    x, y = x - mean(x), y - mean(y)
     denom = math.sqrt(float(x @ x) * float(y @ y))
     return float(x @ y) / denom if denom > 0 else math.nan
 
@@ -188,9 +188,9 @@ def sweep_metrics(truth: np.ndarray, model: np.ndarray, frequency_cycles: float,
     # A model's H2/H1 is nonlinearity of its own only where it exceeds this.
     h_truth = harmonic_amplitudes(t, truth[finite], omega, frequency_cycles, time_steps)
     out["h2_over_h1_truth"] = h_truth[1] / h_truth[0] if h_truth[0] > 0 else math.nan
-    residual = (y - y.mean()) - fit.amplitude * np.sin(omega * t + fit.phase)
+    residual = (y - mean(y)) - fit.amplitude * np.sin(omega * t + fit.phase)
     if not flat_truth:
-        out["res_rms_norm"] = math.sqrt(float(np.mean(residual**2))) / truth_fit.amplitude
+        out["res_rms_norm"] = math.sqrt(mean(residual**2)) / truth_fit.amplitude
     out["res_acf1"] = lag1_autocorrelation(residual)
     if not flat_truth:
         truth_residual = truth[finite] - truth_fit.predict(omega, t)

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from mathbode.core.arrow_compute import dictionary_codes, positions_in
 from mathbode.core.errors import MathBodeError
 from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.keys import SweepKey, canonical_row_ids, canonical_sweep_order
@@ -93,7 +92,7 @@ def _build(reference: Reference) -> ReferenceIndex:
     # Each sweep's steps in one grid row (sweep number = row_id // T, step = row_id % T).
     grid = np.full((len(order), T), n, dtype=np.int64)
     grid[rows // T, rows % T] = np.arange(n)
-    steps: dict[SweepKey, np.ndarray] = {order[s]: grid[s] for s in np.unique(rows // T).tolist()}
+    steps: dict[SweepKey, np.ndarray] = {order[s]: grid[s] for s in np.flatnonzero(np.bincount(rows // T)).tolist()}
     rank = {family: n for n, family in enumerate(universe.slots)}
     ordered = sorted(steps, key=lambda s: (rank[s.family], s[1:4], s[4] or 0.0, s[5] or 0.0))
     return ReferenceIndex(
@@ -104,6 +103,6 @@ def _build(reference: Reference) -> ReferenceIndex:
         sinusoid_sweeps=[s for s in ordered if s.signal_type == SINUSOID],
         transient_sweeps=[s for s in ordered if s.signal_type in (CHIRP, STEP)],
         multitone_sweeps=[s for s in ordered if s.signal_type in MULTITONE_SIGNALS],
-        prompt_id=np.asarray(table.column("prompt").combine_chunks().dictionary_encode().indices, dtype=np.int64),
-        family_code=np.asarray(pc.index_in(table.column("family"), value_set=pa.array(universe.slots)), dtype=np.int64),
+        prompt_id=dictionary_codes(table.column("prompt"))[0],
+        family_code=positions_in(table.column("family"), tuple(universe.slots)),
     )
