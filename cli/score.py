@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from mathbode.evaluator.presentation.report import (
     interval_notes,
     interval_text,
     na_notes,
+    number_text,
     render_report,
     repeatability_text,
 )
@@ -67,7 +67,7 @@ def _labels(paths: list[Path], models: list[str | None]) -> list[str]:
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
-    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
+    return number_text(x, digits) if x is not None else "n/a"
 
 
 def table_text(results: list[Results], tests: list[dict]) -> str:

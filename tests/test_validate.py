@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -472,3 +473,29 @@ def test_answers_near_the_float_limit_print_no_numpy_warning(tmp_path):
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr and "Warning" not in done.stdout, done.stderr
+    # Their |G-1| is about 3.5e187: shown with an exponent, not as 188 digits, in the console and report.md.
+    report = (tmp_path / "r" / "report.md").read_text()
+    for text in (done.stdout, report):
+        assert re.search(r"\d{20}", text) is None
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("linear_solve ")]
+    assert re.search(r" \d\.\d{4}e\+187 ", row), row
+    assert re.search(r"\| \d\.\d{4}e\+187 \|", report)
+
+
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [
+        (0.25, "0.2500"),
+        (-0.00001, "0.0000"),  # never "-0.0000"
+        (999_999_999.99994, "999999999.9999"),
+        (1e9, "1.0000e+09"),
+        (-3.48584833e187, "-3.4858e+187"),
+        (float("inf"), "inf"),
+        (float("nan"), "n/a"),
+        (None, "n/a"),
+    ],
+)
+def test_a_number_too_long_for_fixed_notation_is_shown_with_an_exponent(x, text):
+    from mathbode.evaluator.presentation.report import number_text
+
+    assert number_text(x) == text

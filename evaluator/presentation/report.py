@@ -40,14 +40,25 @@ from .files import (
     write_tables,
 )
 
+#: From this size on a number is shown with an exponent: 1.2e203 in fixed notation is 204 digits.
+SCIENTIFIC_FROM = 1e9
 
-def _num(x: Any, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+
+def number_text(x: float | None, digits: int = 4) -> str:
+    """`x` with `digits` decimals; with an exponent from `SCIENTIFIC_FROM` on ("3.4858e+202");
+    "n/a" for NaN or None; never "-0.0000"."""
+    if x is None or math.isnan(x):
         return "n/a"
-    if not isinstance(x, float):
-        return str(x)
+    if math.isfinite(x) and abs(x) >= SCIENTIFIC_FROM:
+        return f"{x:.{digits}e}"
     text = f"{x:.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None or not isinstance(x, float):
+        return "n/a" if x is None else str(x)
+    return number_text(x, digits)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
