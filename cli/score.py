@@ -66,10 +66,6 @@ def _labels(paths: list[Path], models: list[str | None]) -> list[str]:
     return out
 
 
-def _fmt(x: float | None, digits: int = 4) -> str:
-    return number_text(x, digits) if x is not None else "n/a"
-
-
 def table_text(results: list[Results], tests: list[dict]) -> str:
     """The console table, rendered from results read back from their documents."""
     lines = []
@@ -94,7 +90,7 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
             mark = "*" if conditions_notes(r) else " "
             lines.append(
                 f"{r.label:<{width}}{mark} {r.preset:<8}  {interval_text(r, 'mb_core'):>{core_w}}  "
-                f"{_fmt(r.overall['mb_plus']):>7}  {interval_text(r, 'mb_plus_calibrated'):>{core_w}}  "
+                f"{number_text(r.overall['mb_plus']):>7}  {interval_text(r, 'mb_plus_calibrated'):>{core_w}}  "
                 f"{r.overall['num_families']:>8}"
             )
     notes = coverage_notes(results)
@@ -114,8 +110,8 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
             notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
         for family, m in ((r.extra.get("multitone") or {}).get("families") or {}).items():
             notes.append(
-                f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {_fmt(m['distortion_db'], 1)} dB; "
-                f"added even {_fmt(m['even_added_db'], 1)}, odd {_fmt(m['odd_added_db'], 1)} dB)."
+                f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {number_text(m['distortion_db'], 1)} dB; "
+                f"added even {number_text(m['even_added_db'], 1)}, odd {number_text(m['odd_added_db'], 1)} dB)."
             )
     if wide and grouped:
         notes.append(f"brackets: {BRACKETS}; cal. = calibrated (exact answers score 1).")
@@ -130,7 +126,7 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
             for fam, s in r.families.items():
                 lines.append(
                     f"{fam:<22}"
-                    + "".join(f"  {_fmt(s.get(k), d):>{max(8, len(name))}}" for k, name, d in FAMILY_COLUMNS)
+                    + "".join(f"  {number_text(s.get(k), d):>{max(8, len(name))}}" for k, name, d in FAMILY_COLUMNS)
                 )
         extra_lines = diagnostics_lines(r)
         if extra_lines:

@@ -35,8 +35,7 @@ def as_float64(column: Column) -> Column:
 def positions_in(column: Column, values: tuple[Any, ...]) -> np.ndarray:
     """Each value's position in `values` as int64, -1 where it is not there or null
     (`pc.fill_null(pc.index_in(column, value_set=pa.array(values)), -1)`)."""
-    found = call_function("index_in", [column], SetLookupOptions(pa.array(values)))
-    return np.asarray(call_function("coalesce", [found, pa.scalar(-1, type=found.type)]), dtype=np.int64)
+    return _nulls_as_minus_one(call_function("index_in", [column], SetLookupOptions(pa.array(values))))
 
 
 def dictionary_codes(column: Column) -> tuple[np.ndarray, pa.Array]:
@@ -50,5 +49,14 @@ def dictionary_codes(column: Column) -> tuple[np.ndarray, pa.Array]:
     dictionary = chunks[-1].dictionary  # Arrow gives each chunk the dictionary as it stood: a prefix of the last
     if not all(c.dictionary.equals(dictionary.slice(0, len(c.dictionary))) for c in chunks):
         return dictionary_codes(column.combine_chunks())  # not so in some release: one array, one dictionary
-    parts = [np.asarray(call_function("coalesce", [c.indices, pa.scalar(-1, type=c.indices.type)])) for c in chunks]
-    return np.concatenate(parts).astype(np.int64, copy=False), dictionary
+    return np.concatenate([_nulls_as_minus_one(c.indices) for c in chunks]), dictionary
+
+
+def fill_nulls(column: Column, value: Any) -> Column:
+    """`pc.fill_null(column, value)`: each null replaced by `value`, of the column's type."""
+    return call_function("coalesce", [column, pa.scalar(value, type=column.type)])
+
+
+def _nulls_as_minus_one(indices: Column) -> np.ndarray:
+    """Integer positions as int64, -1 where null."""
+    return np.asarray(fill_nulls(indices, -1), dtype=np.int64)

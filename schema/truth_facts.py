@@ -14,17 +14,26 @@ import pyarrow as pa
 from .layout import SINUSOID, layout
 
 
-def _sweep(table: pa.Table, q: int, amplitude: float) -> np.ndarray:
-    # numpy masks rather than pyarrow.compute (its import, 40 ms, is on the build's critical path):
-    # a null frequency or phase (chirp, step) reads as NaN, equal to nothing, as Arrow's null is.
-    def column(name: str) -> np.ndarray:
-        return table.column(name).to_numpy()
-
-    mask = (column("question_id") == q) & (column("signal_type") == SINUSOID) & (column("amplitude_scale") == amplitude)
-    mask &= (column("frequency_cycles") == 1.0) & (column("phase_deg") == 0.0)
+def _sweep(columns: dict[str, np.ndarray], q: int, amplitude: float) -> np.ndarray:
+    """Question `q`'s 1-cycle, 0-degree sinusoid at `amplitude`: its truth in time order."""
+    mask = (columns["question_id"] == q) & (columns["amplitude_scale"] == amplitude) & columns["one_cycle"]
     rows = np.flatnonzero(mask)
-    order = np.argsort(column("time_step")[rows], kind="stable")
-    return column("ground_truth")[rows[order]]
+    order = np.argsort(columns["time_step"][rows], kind="stable")
+    return columns["ground_truth"][rows[order]]
+
+
+def _sweep_columns(table: pa.Table) -> dict[str, np.ndarray]:
+    # numpy masks rather than pyarrow.compute (its import, 40 ms, is on the build's critical path),
+    # each column converted once for every sweep read: a null frequency or phase (chirp, step)
+    # reads as NaN, equal to nothing, as Arrow's null is.
+    columns = {name: table.column(name).to_numpy() for name in ("question_id", "amplitude_scale", "time_step")}
+    columns["ground_truth"] = table.column("ground_truth").to_numpy()
+    columns["one_cycle"] = (
+        (table.column("signal_type").to_numpy() == SINUSOID)
+        & (table.column("frequency_cycles").to_numpy() == 1.0)
+        & (table.column("phase_deg").to_numpy() == 0.0)
+    )
+    return columns
 
 
 def swings_and_distortions(table: pa.Table) -> tuple[list[float], list[float]]:
@@ -33,10 +42,11 @@ def swings_and_distortions(table: pa.Table) -> tuple[list[float], list[float]]:
     lay = layout()
     low, high = min(lay.sinusoid_amplitudes), max(lay.sinusoid_amplitudes)
     swings, distortions = [], []
+    columns = _sweep_columns(table)
     for q in lay.question_ids:
-        small = _sweep(table, q, low)
+        small = _sweep(columns, q, low)
         swings.append(float(small.max() - small.min()) / 2 if small.size else 0.0)
-        wide = _sweep(table, q, high)
+        wide = _sweep(columns, q, high)
         spectrum = np.abs(np.fft.rfft(wide - wide.mean())) if wide.size else np.zeros(3)
         first = spectrum[1] if spectrum.size > 1 else 0.0
         rest = math.sqrt(float(np.sum(spectrum[2:] ** 2)))

@@ -91,3 +91,17 @@ def test_chunks_encoded_against_dictionaries_of_their_own_are_encoded_again_as_o
     column = pa.chunked_array([["b", "a"], ["a", "c"]], type=pa.string())
     codes, dictionary = dictionary_codes(column)
     assert dictionary.to_pylist() == ["b", "a", "c"] and codes.tolist() == [0, 1, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        (pa.array([True, None, False]), False),
+        (pa.chunked_array([[None, "b"], ["c", None]], type=pa.string()), ""),
+        (pa.array([3, None, -1], type=pa.int32()), -1),
+    ],
+)
+def test_fill_nulls_is_arrows_fill_null(column, value):
+    from mathbode.core.arrow_compute import fill_nulls
+
+    assert fill_nulls(column, value).equals(pc.fill_null(column, value))

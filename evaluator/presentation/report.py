@@ -56,9 +56,7 @@ def number_text(x: float | None, digits: int = 4) -> str:
 
 
 def _num(x: Any, digits: int = 4) -> str:
-    if x is None or not isinstance(x, float):
-        return "n/a" if x is None else str(x)
-    return number_text(x, digits)
+    return number_text(x, digits) if x is None or isinstance(x, float) else str(x)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
