@@ -8,6 +8,9 @@ session fixture is built once per worker, and everything a test writes lives und
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -46,6 +49,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.module is not None and item.module.__name__.rpartition(".")[2] in CPU_INDEPENDENT:
             item.add_marker(pytest.mark.cpu_independent)
+
+
+def fresh_python(code: str) -> str:
+    """Run `code` (dedented) in a fresh interpreter and return what it printed: what a program
+    imports, and how it loads it, is per process. A failure shows the program's stderr."""
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
 
 
 @pytest.fixture(scope="session")

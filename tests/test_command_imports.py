@@ -6,9 +6,6 @@ Each check runs in a fresh interpreter: what a command imports is per process.""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -16,6 +13,8 @@ from mathbode.cli.main import SUBCOMMANDS
 from mathbode.evaluator.results import json_safe
 from mathbode.evaluator.scorer.scoring import score
 from mathbode.schema import read_submission
+
+from .conftest import fresh_python
 
 
 def _modules_after(argv: list[str], modules: list[str]) -> dict[str, bool]:
@@ -30,9 +29,7 @@ def _modules_after(argv: list[str], modules: list[str]) -> dict[str, bool]:
             assert stop.code in (0, None), stop.code
         print(json.dumps({{m: m in sys.modules for m in {modules!r}}}))
         """
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(fresh_python(code).strip().splitlines()[-1])
 
 
 def test_score_without_intervals_never_loads_scipy(smoke, tmp_path):
@@ -57,9 +54,7 @@ def test_score_loads_only_the_t_ufuncs_and_its_intervals_are_the_scorers_own(ref
         sys.argv = ["mathbode", *{argv!r}]
         launch.mathbode()
         """
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    (printed,) = json.loads(proc.stdout)
+    (printed,) = json.loads(fresh_python(code))
     sub = read_submission(smoke)
     direct = score(sub.answers, reference, printed["label"], sub.model, resamples=1000)
     intervals = json.loads(json.dumps(json_safe(direct.extra["intervals"])))

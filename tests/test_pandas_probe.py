@@ -5,17 +5,13 @@ Each check runs in a fresh interpreter: the answer is per process, and this one 
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-
 import pytest
+
+from .conftest import fresh_python
 
 
 def _python(code: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.strip()
+    return fresh_python(code).strip()
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,12 @@ Each check of the loading runs in a fresh interpreter: what is imported is per p
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
 from mathbode.evaluator.scorer import uncertainty
+
+from .conftest import fresh_python
 
 #: Degrees of freedom the scorer asked for on the FULL exact file (Satterthwaite's: not integers),
 #: small ones of cells of 2 to 4 sweeps, and large ones.
@@ -21,9 +20,7 @@ DFS = [1, 2, 3, 26, 26.004708066043037, 31.951630983442087, 51.94922913558024, 1
 
 
 def _fresh(code: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(fresh_python(code).strip().splitlines()[-1])
 
 
 def test_the_ufuncs_loaded_alone_are_scipy_specials_own_and_give_the_same_floats():

@@ -447,14 +447,20 @@ def test_deep_nesting_is_a_message(tmp_path):
     assert _problems(validate_submission(path)) == [("json", "line 1", "", "values nested too deeply to read")]
 
 
+def _swinging_sweep(tmp_path: Path, size: float) -> Path:
+    """One linear_solve sweep whose answers alternate between -size and +size: p.jsonl."""
+    rows = [json.loads('{"family": "linear_solve", ' + KEY_LINE + "}") for _ in range(64)]
+    for t, row in enumerate(rows):
+        row.update(time_step=t, prediction=size if t % 2 else -size)
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
 def test_answers_near_the_float_limit_give_strict_json(tmp_path):
     from mathbode.cli.score import main as score_cli
 
-    rows = [json.loads('{"family": "linear_solve", ' + KEY_LINE + "}") for _ in range(64)]
-    for t, row in enumerate(rows):
-        row.update(time_step=t, prediction=1.7e308 if t % 2 else -1.7e308)
-    path = tmp_path / "p.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    path = _swinging_sweep(tmp_path, 1.7e308)
     result = CliRunner().invoke(score_cli, [str(path), "--json", "--no-plots", "--out", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
     for text in (result.stdout, (tmp_path / "r" / "scores.json").read_text()):
@@ -464,11 +470,7 @@ def test_answers_near_the_float_limit_give_strict_json(tmp_path):
 def test_answers_near_the_float_limit_print_no_numpy_warning(tmp_path):
     # Their sums of squares overflow: the scores say n/a or inf-sized numbers, and numpy's
     # RuntimeWarnings (with the scorer's own file paths) are not printed beside them.
-    rows = [json.loads('{"family": "linear_solve", ' + KEY_LINE + "}") for _ in range(64)]
-    for t, row in enumerate(rows):
-        row.update(time_step=t, prediction=1.2e203 * (1 if t % 2 else -1))
-    path = tmp_path / "p.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    path = _swinging_sweep(tmp_path, 1.2e203)
     argv = [sys.executable, "-m", "mathbode", "score", str(path), "--no-plots", "--out", str(tmp_path / "r")]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
