@@ -44,7 +44,7 @@ import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import NormalDist
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -541,6 +541,22 @@ def shared_sweeps(a: Table, b: Table) -> tuple[Table, Table]:
     return a.take([i for i, _ in pairs]), b.take([j for _, j in pairs])
 
 
+def by_problem(sweeps: Table) -> Table:
+    """The sweeps with those of one problem at one frequency (family, question, frequency) taken
+    together as one: the cell means of their inputs, the first sweep's key. An interval over
+    problems counts each problem once in a cell, as a test over problems must (a problem asked at
+    two amplitudes is one problem, not two). Sweeps alone in their group pass unchanged."""
+    groups = sweeps.groups(["family", "question_id", "frequency_cycles"])
+    if all(len(where) == 1 for _, where in groups):
+        return sweeps
+    numbers = sweeps.numbers(list(INPUTS))
+    firsts = sweeps.take([int(where[0]) for _, where in groups])
+    means = np.array([_cell_means(numbers[where][None, :, :])[0] for _, where in groups])
+    for j, name in enumerate(INPUTS):
+        firsts[name] = means[:, j]
+    return firsts
+
+
 def paired_difference(a: Table, b: Table, config: ScoreConfig, score: str) -> dict[str, Any]:
     """Score(a) - score(b) on their shared sweeps, with a 95 % interval and the two-sided p-value of
     a paired t test (both scores expanded in the same sweeps, the difference sweep by sweep)."""
@@ -568,6 +584,18 @@ def paired_difference(a: Table, b: Table, config: ScoreConfig, score: str) -> di
         else:
             out["p_value"] = min(1.0, 2 * (1 - t_cdf(abs(point) / math.sqrt(variance), df)))
     return out
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of `p_values` (the family-wise error held at any level)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
 
 
 def wilson_interval(successes: int, trials: int, level: float = LEVEL) -> list[float] | None:
