@@ -320,8 +320,8 @@ def variants_lines(r: Results) -> list[str]:
                 f"{_signed(v['mb_core_diff'], 4)}{bracket(v['mb_core_diff_interval'])}",
                 _signed(v["gain_error_diff"], 4),
                 _signed(v["phase_err_diff_deg"], 2),
-                _exact_units(v),
-                _mcnemar_text(v),
+                exact_units_text(v),
+                mcnemar_text(v),
             ]
             if sequential:
                 if "delay_diff_steps" in v:
@@ -342,7 +342,7 @@ def variants_lines(r: Results) -> list[str]:
             else ""
         ),
         "",
-        *_evidence_lines(entries),
+        *evidence_lines(entries),
         "",
         *_table(header, rows),
         *([""] + [f"- {note}" for note in notes] if notes else []),
@@ -354,19 +354,19 @@ def variants_evidence(r: Results) -> list[str]:
     Holm-adjusted McNemar p is below 0.05."""
     found = r.extra.get("variants") or {}
     entries = [v for by_kind in found.values() for v in by_kind.values()]
-    lines = list(_evidence_lines(entries))
+    lines = list(evidence_lines(entries))
     for original, by_kind in found.items():
         for kind, v in by_kind.items():
             if (v.get("mcnemar_p_holm") or 1.0) < 0.05:
                 lines.append(
-                    f"{original} {kind}: exact units {_exact_units(v)}, McNemar p {p_text(v['mcnemar_p'])} "
+                    f"{original} {kind}: exact units {exact_units_text(v)}, McNemar p {p_text(v['mcnemar_p'])} "
                     f"(Holm {p_text(v['mcnemar_p_holm'])}; discordant {v['only_original_exact']}/"
                     f"{v['only_variant_exact']})."
                 )
     return lines
 
 
-def _exact_units(v: dict[str, Any]) -> str:
+def exact_units_text(v: dict[str, Any]) -> str:
     """'12/17 -> 0/17' (units exact, original -> variant); a document from before units, shares of rows."""
     if "n_units" not in v:
         return f"{_num(v['exact_share_original'], 3)} -> {_num(v['exact_share_variant'], 3)}"
@@ -374,7 +374,7 @@ def _exact_units(v: dict[str, Any]) -> str:
     return f"{v['units_exact_original']}/{n} -> {v['units_exact_variant']}/{n}"
 
 
-def _mcnemar_text(v: dict[str, Any]) -> str:
+def mcnemar_text(v: dict[str, Any]) -> str:
     """'**0.0078** (0.0781) [7/0]': the raw p, bold when the Holm-adjusted one (in brackets) is below
     0.05, and the discordant units (only the original exact / only the variant exact)."""
     holm = v.get("mcnemar_p_holm")
@@ -385,7 +385,7 @@ def _mcnemar_text(v: dict[str, Any]) -> str:
     return f"{shown} ({p_text(holm)}) [{v['only_original_exact']}/{v['only_variant_exact']}]"
 
 
-def _evidence_lines(entries: list[dict[str, Any]]) -> list[str]:
+def evidence_lines(entries: list[dict[str, Any]]) -> list[str]:
     """What the comparison's evidence counts, in words: its units, its problems, its tests."""
     if not entries or "n_units" not in entries[0]:
         return []
@@ -526,7 +526,7 @@ def _noise_text(m: dict[str, Any], noise_db: Any) -> str:
     return "none" if missing and m.get("periods_identical") is True else _db_text(noise_db)
 
 
-def _memory_text(memory: dict[str, Any]) -> str:
+def memory_text(memory: dict[str, Any]) -> str:
     """'found: a delay of 2.00 steps [1.98, 2.02] (residuals: delay 0.000, low-pass 0.231; p < 0.0001 Holm)',
     'none found (delay 0.03 steps, p 0.6300 Holm)', or 'not read (stateless)'."""
     if not memory.get("read"):
@@ -554,7 +554,7 @@ def _memory_text(memory: dict[str, Any]) -> str:
     return f"found: {named} ({residuals}" + (f"; {tested})" if tested else ")")
 
 
-def _detected_text(m: dict[str, Any]) -> str:
+def detected_text(m: dict[str, Any]) -> str:
     """Whether distortion beyond the noise was found: 'yes', 'no', or 'cannot tell (noise not measured)'."""
     found = m.get("distortion_detected")
     if "distortion_detected" not in m:
@@ -626,8 +626,8 @@ def multitone_lines(r: Results) -> list[str]:
                     _db_text(m["odd_added_db"]),
                     family_noise_text(m),
                     _db_text(m["floor_db"]),
-                    _detected_text(m),
-                    _memory_text(m["memory"]),
+                    detected_text(m),
+                    memory_text(m["memory"]),
                 ]
                 for family, m in families.items()
             ],

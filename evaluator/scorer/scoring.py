@@ -77,16 +77,30 @@ class _CorrectRows(Mapping[RowKey, bool]):
     """Row key -> correct, for the rows in scope; the mapping is made when first read (only a
     comparison of two submissions reads it)."""
 
-    def __init__(self, rows: np.ndarray, where: np.ndarray, hits: np.ndarray, universe: Universe) -> None:
+    def __init__(
+        self, rows: np.ndarray, where: np.ndarray, hits: np.ndarray, universe: Universe, prompts: np.ndarray
+    ) -> None:
         self._row_ids, self._where, self._hits, self._universe = rows, where, hits, universe
+        self._prompts = prompts
         self._made: dict[RowKey, bool] | None = None
+        self._units: dict[RowKey, int] | None = None
+
+    def _keys(self) -> list[RowKey]:
+        return [row_key_of(row, self._universe) for row in self._row_ids[self._where].tolist()]
 
     @property
     def _rows(self) -> dict[RowKey, bool]:
         if self._made is None:
-            keys = [row_key_of(row, self._universe) for row in self._row_ids[self._where].tolist()]
-            self._made = dict(zip(keys, self._hits.tolist(), strict=True))
+            self._made = dict(zip(self._keys(), self._hits.tolist(), strict=True))
         return self._made
+
+    @property
+    def units(self) -> dict[RowKey, int]:
+        """Row key -> the number of its distinct prompt: rows asking one prompt are one unit of
+        evidence (a paired test counts them once)."""
+        if self._units is None:
+            self._units = dict(zip(self._keys(), self._prompts.tolist(), strict=True))
+        return self._units
 
     def __getitem__(self, key: RowKey) -> bool:
         return self._rows[key]
@@ -462,7 +476,7 @@ def score(
             **extra,
         },
         provenance=provenance(reference, config, preset_name, parser),
-        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel(), universe),
+        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel(), universe, prompts.ravel()),
         chirp=chirp,
         step=step,
         step_curves=step_curves,

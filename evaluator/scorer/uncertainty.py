@@ -631,12 +631,28 @@ def mcnemar(only_a: int, only_b: int) -> float:
 
 
 def paired_correctness(a: Mapping[Any, bool], b: Mapping[Any, bool]) -> dict[str, Any]:
-    """McNemar's test on the rows both were scored on (each: row key -> answer correct)."""
+    """McNemar's test on what both were scored on (each: row key -> answer correct), counted in
+    distinct prompts where the first knows its rows' prompts (`units`: row key -> prompt number):
+    rows asking one prompt are one unit, exact when strictly more than half of its rows are."""
     shared = a.keys() & b.keys()
-    only_a = sum(1 for k in shared if a[k] and not b[k])
-    only_b = sum(1 for k in shared if b[k] and not a[k])
+    units: Mapping[Any, int] | None = getattr(a, "units", None)
+    if units is None:
+        only_a = sum(1 for k in shared if a[k] and not b[k])
+        only_b = sum(1 for k in shared if b[k] and not a[k])
+        unit, n_units = "row", len(shared)
+    else:
+        groups: dict[int, list[Any]] = {}
+        for k in shared:
+            groups.setdefault(units[k], []).append(k)
+        exact_a = [2 * sum(a[k] for k in keys) > len(keys) for keys in groups.values()]
+        exact_b = [2 * sum(b[k] for k in keys) > len(keys) for keys in groups.values()]
+        only_a = sum(x and not y for x, y in zip(exact_a, exact_b, strict=True))
+        only_b = sum(y and not x for x, y in zip(exact_a, exact_b, strict=True))
+        unit, n_units = "distinct prompt", len(groups)
     return {
         "shared_rows": len(shared),
+        "unit": unit,
+        "n_units": n_units,
         "only_first_correct": only_a,
         "only_second_correct": only_b,
         "mcnemar_p_value": mcnemar(only_a, only_b),
