@@ -91,6 +91,18 @@ def _question_is_valid(family: Family, question: int) -> bool:
     return (max(truth) - min(truth)) / 2 >= MIN_SWING
 
 
+def _with_variants(family: Family, variants: tuple[Variant, ...]) -> Family:
+    """`family` with other questions (unpinned: its rows are new). Its solutions are the family's:
+    they depend on the equations alone, not on the constants (solving them again for every drawn
+    problem was a sixth of a 100-problem draw)."""
+    out = dataclasses.replace(family, variants=variants, pins={})
+    try:
+        out.__dict__["solutions"] = family.solutions
+    except (FamilyDefinitionError, NotImplementedError, ValueError, TypeError):
+        pass  # the trial's own check says what is wrong with them
+    return out
+
+
 def problem_capacity(family: Family) -> int:
     """How many problems with distinct constants a family's draws hold beside its own questions
     (an upper bound: a drawn problem must also be valid)."""
@@ -127,7 +139,7 @@ def seeded(family: Family, seed: str, questions: int | None = None) -> Family:
                 drawn = _draw(family, seed, q, attempt)
                 if _key(drawn) in canonical or _key(drawn) in taken:
                     continue
-                trial = dataclasses.replace(family, variants=(*chosen[:q], drawn, *chosen[q + 1 :]), pins={})
+                trial = _with_variants(family, (*chosen[:q], drawn, *chosen[q + 1 :]))
                 if _question_is_valid(trial, q):
                     chosen[q] = drawn
                     taken.add(_key(drawn))
@@ -137,7 +149,7 @@ def seeded(family: Family, seed: str, questions: int | None = None) -> Family:
                     f"family {family.name!r}: {MAX_ATTEMPTS} draws of question {q} gave no valid question "
                     "(a pole or complex value in range, no measurable swing): narrow its draws"
                 )
-        split = dataclasses.replace(family, variants=tuple(chosen), pins={})
+        split = _with_variants(family, tuple(chosen))
         report = check_family(split, surfaces=False, questions=questions)
         if all(f.code == "unpinned" for f in report.problems):
             return split
