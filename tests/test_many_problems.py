@@ -265,3 +265,19 @@ def test_layout_of_n_problems():
     order = canonical_row_order(universe)
     assert len(order) == 5 * 30 * 3136
     assert SweepKey("linear_solve", 29, "step", 2.5, None, None).row(63) == order[30 * 3136 - 1]
+
+
+def test_baseline_draws_the_problems_again_and_scores_exact(release, tmp_path):
+    from mathbode.cli.baseline import main as baseline_cli
+
+    lines = tmp_path / "baseline.jsonl"
+    argv = ["--preset", "PAIRED", "--reference", str(release), "-o", str(lines)]
+    result = CliRunner().invoke(baseline_cli, argv)
+    assert result.exit_code == 0, result.output
+    assert len(lines.read_text().splitlines()) == 2304
+    out = tmp_path / "report"
+    result = CliRunner().invoke(score_cli, [str(lines), "--reference", str(release), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads((out / "scores.json").read_text())
+    # Every surface variant's answer is its original's (drawn as the build drew it, renamed).
+    assert scores["preset"] == "PAIRED" and scores["accuracy"]["correct"] == scores["accuracy"]["rows"] == 2304
