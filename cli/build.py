@@ -94,7 +94,7 @@ MIN_QUESTIONS = 2
     metavar="N",
     help=f"With --variants gap: N problems a family ({MIN_QUESTIONS} to {MAX_QUESTIONS:,}), drawn from the seed as a "
     f"fresh split draws them (--seed, default {PROBLEMS_SEED!r}), kernel variants included; every surface variant "
-    "pairs with its original row for row. Each problem holds the full grid (3,136 rows). Ask it with --preset "
+    "pairs with its original row for row. Each problem holds the full grid (3,136 rows). Ask it with the preset "
     "PAIRED: one sweep a problem, so paired scores are over problems (see docs/variants.md).",
 )
 @click.option(
