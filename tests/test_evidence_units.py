@@ -258,3 +258,41 @@ def test_on_paired_a_gs_hurt_model_is_found_on_gs_alone_over_problems(many_probl
         assert entry["only_original_exact"] == entry["only_variant_exact"] == 0 and entry["mcnemar_p"] == 1.0
         assert entry["mb_core_diff"] == 0.0
     assert result.extra["accuracy"]["problems"] == 6 * 12
+
+
+@pytest.mark.parametrize("case", ["one shared sweep", "one row a sweep", "null", "1e300", "garbage"])
+def test_a_gap_submission_of_few_or_bad_answers_scores_and_renders(gap, tmp_path, case):
+    # Issue #49: these ended in "TypeError: 'float' object is not iterable" (an interval of null,
+    # read back from the results document as NaN, printed as a pair).
+    from mathbode.cli.main import mathbode
+
+    rows = select_rows(gap.table, "MVP", gap.universe)
+    first = rows[0]
+    same = [r for r in rows if r["family"] in ("linear_solve", "linear_solve__gs")]
+    same = [r for r in same if all(r[k] == first[k] for k in ("question_id", "amplitude_scale", "frequency_cycles"))]
+    same = [r for r in same if r["phase_deg"] == first["phase_deg"]]
+    if case == "one row a sweep":
+        same = [r for r in same if r["time_step"] == 0]
+    lines = []
+    for r in same:
+        key = {k: r[k] for k in ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles")}
+        key |= {"phase_deg": r["phase_deg"], "time_step": r["time_step"]}
+        gs = r["family"] == "linear_solve__gs"
+        if case == "garbage" and gs:
+            lines.append(key | {"response": "zz"})
+        elif case == "null" and gs:
+            lines.append(key | {"prediction": None})
+        elif case == "1e300" and gs:
+            lines.append(key | {"prediction": 1e300})
+        else:
+            lines.append(key | {"prediction": r["ground_truth"]})
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    release = str(gap.source) if Path(str(gap.source)).is_dir() else None
+    assert release
+    out = tmp_path / "r"
+    result = CliRunner().invoke(mathbode, ["score", str(path), "--reference", release, "--no-plots", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output and "1 McNemar test (nothing to adjust)" in result.output
+    again = CliRunner().invoke(mathbode, ["report", str(out)])
+    assert again.exit_code == 0, again.output
