@@ -160,8 +160,8 @@ def parse_system(name: Any) -> System:
     if pattern is None:
         raise UnknownModel(f"The model `{text}` does not exist; {listing}")
     if len(values) != pattern.arity:
-        numbers = f"{pattern.arity} number{'s' if pattern.arity != 1 else ''}" if pattern.arity else "no numbers"
-        raise UnknownModel(f"The model `{text}` does not fit its pattern `{pattern.pattern}` ({numbers}); {listing}")
+        wanted = f"{pattern.arity} number{'s' if pattern.arity != 1 else ''}" if pattern.arity else "no numbers"
+        raise UnknownModel(f"The model `{text}` does not fit its pattern `{pattern.pattern}` ({wanted}); {listing}")
     if text == pattern.pattern and pattern.arity:
         raise UnknownModel(
             f"The model `{text}` is a pattern: fill in its numbers, e.g. `{pattern.example}`"
