@@ -32,6 +32,7 @@ import time
 import numpy as np
 
 from mathbode.evaluator.scorer.multitone import MultitoneSweep, measure_family
+from mathbode.runner.systems import parse_system
 from mathbode.schema.drives import MultitonePlan
 from mathbode.schema.layout import layout
 
@@ -51,13 +52,10 @@ def unit_multisine(plan: MultitonePlan, realization: int) -> np.ndarray:
 
 
 def response(system: str, cycles: np.ndarray, T: int) -> np.ndarray:
-    """The population BLA of `system` at `cycles`."""
-    w = 2 * np.pi * np.asarray(cycles) / T
-    if system == "per-prompt":
-        return np.ones(len(w), dtype=complex)
-    if system == "delay+noise":
-        return 0.9 * np.exp(-1j * w * 2)
-    return 0.3 / (1 - 0.7 * np.exp(-1j * w))
+    """The population BLA of `system` at `cycles` (the stand-in's delay-2 and anchor-0.3, `runner.systems`)."""
+    linear = {"per-prompt": "truth", "delay+noise": "delay-2", "low-pass+per-prompt": "anchor-0.3"}[system]
+    gain = 0.9 if system == "delay+noise" else 1.0
+    return np.array([gain * parse_system(linear).response(float(f), T) for f in np.asarray(cycles)])
 
 
 def _apply(system: str, x: np.ndarray, T: int) -> np.ndarray:

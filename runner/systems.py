@@ -144,6 +144,18 @@ class System:
     #: delay's steps.
     steps: int = 0
 
+    def response(self, cycles: float, time_steps: int = 64) -> complex:
+        """The frequency response at `cycles` per `time_steps` of a linear system (truth, delay,
+        anchor): what the Bode plot of its answers reads, in steady state (ValueError for another)."""
+        w = 2 * math.pi * cycles / time_steps
+        if self.kind == "truth":
+            return 1 + 0j
+        if self.kind == "delay":
+            return complex(math.cos(w * self.steps), -math.sin(w * self.steps))
+        if self.kind == "anchor":
+            return self.alpha / (1 - (1 - self.alpha) * complex(math.cos(w), -math.sin(w)))
+        raise ValueError(f"{self.kind}: not a linear system; its reading has no closed form here")
+
 
 def served() -> str:
     """The patterns, as a message lists them."""

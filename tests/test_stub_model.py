@@ -419,3 +419,17 @@ def test_a_multitone_release_is_answered_whole_with_reference(tmp_path):
     assert done.exit_code == 0, done.output
     record = json.loads((tmp_path / "mt.run.json").read_text())
     assert record["counts"]["answered"] == record["counts"]["compliant"] == 1920  # every row, none "I do not know"
+
+
+def test_the_linear_systems_know_the_response_the_docs_read():
+    """The Bode values docs/running.md's table gives for the stand-in's low-pass and delay."""
+    from mathbode.runner.systems import parse_system
+
+    lowpass = parse_system("anchor-0.5")
+    assert [round(abs(lowpass.response(f)), 4) for f in (4, 8)] == [0.8756, 0.6786]
+    assert [round(math.degrees(np.angle(lowpass.response(f))), 2) for f in (4, 8)] == [-19.58, -28.68]
+    delay = parse_system("delay-4")
+    assert delay.response(4) == pytest.approx(-1j, abs=1e-15) and delay.response(8) == pytest.approx(-1, abs=1e-15)
+    assert parse_system("truth").response(8) == 1
+    with pytest.raises(ValueError, match="poly: not a linear system"):
+        parse_system("poly-0.1-0").response(4)
