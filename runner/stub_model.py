@@ -36,13 +36,10 @@ from typing import Any, Iterator
 from mathbode.core.errors import MathBodeError
 
 from .cost import TEMPLATE_PER_MESSAGE, TEMPLATE_PER_REQUEST, Estimate
-from .systems import PATTERNS, UNKNOWN_PROMPT, KnownSystems, UnknownModel, deviations, exact, parse_system, served
+from .systems import PATTERNS, KnownSystems, UnknownModel, deviations, exact, parse_system, served
 
 #: The largest body a request may have (a sequential sweep's conversation is tens of kilobytes).
 MAX_BODY = 8 << 20
-
-__all__ = ["UNKNOWN_PROMPT", "StubModel", "answer_text", "main", "usage"]
-
 
 def answer_text(value: float) -> str:
     """A number in the answer format, truncated toward zero to six decimals."""

@@ -28,7 +28,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -253,7 +253,7 @@ class KnownSystems:
     """The systems of `PATTERNS` over one release's exact answers."""
 
     #: prompt -> its exact answer.
-    truth: dict[str, float]
+    truth: Mapping[str, float]
     #: prompt -> (centre, scale) of its question's exact answers (the static maps need them).
     deviations: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: The garbled (GS) names of a paired release, for `gsgain-G`.
