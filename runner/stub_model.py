@@ -41,6 +41,7 @@ from .systems import PATTERNS, KnownSystems, UnknownModel, deviations, exact, pa
 #: The largest body a request may have (a sequential sweep's conversation is tens of kilobytes).
 MAX_BODY = 8 << 20
 
+
 def answer_text(value: float) -> str:
     """A number in the answer format, truncated toward zero to six decimals."""
     return exact(value)
