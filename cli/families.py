@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 import click
 
 from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.errors import MathBodeError
+from mathbode.core.names import printable
 
 from .common import CONTEXT, exit_on_error, version_option
 
@@ -52,16 +54,30 @@ def main(spec: str | None, as_json: bool) -> None:
             "release": release,
         }
         if as_json:
-            click.echo(json.dumps(facts, ensure_ascii=False))
+            click.echo(json_line(facts))
             continue
-        click.echo(f"{family.name} {family.version}  [{release}; {facts['origin']}]")
-        click.echo(f"  {family.title}: {family.summary}")
+        # A plugin's texts are shown, never obeyed: an escape sequence (a hyperlink, a terminal
+        # title) or a direction override is printed as its escape, not sent to the terminal.
+        click.echo(printable(f"{family.name} {family.version}  [{release}; {facts['origin']}]"))
+        click.echo(printable(f"  {family.title}: {family.summary}"))
         click.echo(
-            f"  p = {family.parameter_meaning}, in [{family.p_range[0]}, {family.p_range[1]}] around {family.p0}"
+            printable(
+                f"  p = {family.parameter_meaning}, in [{family.p_range[0]}, {family.p_range[1]}] around {family.p0}"
+            )
         )
-        click.echo(f"  answer: {facts['answer']}")
+        click.echo(printable(f"  answer: {facts['answer']}"))
     for problem in plugins().problems:
-        click.echo(f"Warning: {problem}", err=True)
+        click.echo(printable(f"Warning: {problem}"), err=True)
+
+
+def json_line(facts: dict) -> str:
+    """One JSON object whose text holds no character a terminal acts on: each is written as its
+    JSON escape (\\u001b, \\u202e), so the values read back are exactly the family's."""
+    return _UNPRINTABLE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(facts, ensure_ascii=False))
+
+
+# What `printable` escapes: C0 and C1 controls, DEL, the direction overrides, lone surrogates.
+_UNPRINTABLE_IN_JSON = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 #: How long sympy may take to state one family's answer for the listing.
