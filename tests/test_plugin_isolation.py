@@ -66,6 +66,7 @@ def install(root: Path, namespace: str, body: str) -> None:
 
 
 def mathbode(root: Path, *args: str, **env: str) -> tuple[int, str, str, float]:
+    pythonpath = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     start = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "mathbode", *args],
@@ -73,7 +74,12 @@ def mathbode(root: Path, *args: str, **env: str) -> tuple[int, str, str, float]:
         text=True,
         timeout=WALL,
         cwd=root,
-        env={**os.environ, "PYTHONPATH": str(root), "MATHBODE_PLUGIN_SECONDS": "2", **env},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(root), *pythonpath]),
+            "MATHBODE_PLUGIN_SECONDS": "2",
+            **env,
+        },
     )
     return done.returncode, done.stdout, done.stderr, time.monotonic() - start
 
@@ -145,7 +151,9 @@ def test_a_plugin_that_closes_its_answer_pipe_is_said_to(tmp_path):
 
 
 def test_a_plugin_threads_recursion_error_prints_no_traceback(tmp_path):
-    body = "import threading\n\ndef down(n):\n    return down(n + 1)\n\nthreading.Thread(target=down, args=(0,)).start()\n"
+    body = (
+        "import threading\n\ndef down(n):\n    return down(n + 1)\n\nthreading.Thread(target=down, args=(0,)).start()\n"
+    )
     install(tmp_path, "deep", body + family())
     code, out, err, _ = mathbode(tmp_path, "families")
     assert code == 0 and "deep.orbit" in out

@@ -363,7 +363,11 @@ def _definition(family: Family, report: CheckReport) -> bool:
     fields = {name for name, _, _ in parsed if name is not None}
     # A format spec or conversion would print p otherwise than the row's p_value says (and a
     # width of 5e7 makes each of 9,408 prompts 50 MB): a field shows its value as written.
-    formatted = [f"{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}" for name, spec, conv in parsed if spec or conv]
+    formatted = [
+        f"{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
+        for name, spec, conv in parsed
+        if spec or conv
+    ]
     if formatted:
         report.fail(
             "template",

@@ -80,10 +80,13 @@ def family_from_data(data: object) -> Family:
     parameter = _expression(data, "parameter")
     if not isinstance(parameter, sp.Symbol):
         raise DeclarationError("parameter: not a sympy Symbol")
-    return Family(
+    fields: dict[str, Any] = {
         **{name: _text(data, name) for name in _TEXTS},
         **{name: _text(data, name, optional=True) for name in _OPTIONAL_TEXTS},
         **{name: _text_map(data, name) for name in _TEXT_MAPS},
+    }
+    return Family(
+        **fields,
         parameter=parameter,
         unknowns=tuple(_symbol(s, "unknowns") for s in _list(data, "unknowns")),
         equations=tuple(_rebuilt(e, "equations") for e in _list(data, "equations")),

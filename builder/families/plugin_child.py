@@ -65,7 +65,9 @@ def _declarations(families: list[Family]) -> dict[str, Any]:
     passed: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     for family in families:
-        shown = family.name[:60] if isinstance(family.name, str) else f"<a family named by a {type(family.name).__name__}>"
+        shown = (
+            family.name[:60] if isinstance(family.name, str) else f"<a family named by a {type(family.name).__name__}>"
+        )
         try:
             problems = [(f.code, f.message) for f in precheck(family)]
             data = None if problems else family_data(family)

@@ -128,7 +128,13 @@ def load_plugins(found: Iterable[EntryPoint] | None = None, seconds: float | Non
         else:
             ep = eps[0]
             sources.append(
-                {"kind": "entry_point", "name": ep.name, "value": ep.value, "namespace": namespace, "package": owners[0]}
+                {
+                    "kind": "entry_point",
+                    "name": ep.name,
+                    "value": ep.value,
+                    "namespace": namespace,
+                    "package": owners[0],
+                }
             )
     families: dict[str, Family] = {}
     packages: dict[str, str] = {}
