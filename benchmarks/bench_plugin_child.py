@@ -109,7 +109,10 @@ def main() -> None:
             start = time.perf_counter()
             assert len(load_plugins().families) == 3
             loads.append(time.perf_counter() - start)
-        print(f"load_plugins() alone (one child: start, import, checks, data back): median {statistics.median(loads):.3f} s")
+        print(
+            "load_plugins() alone (one child: start, import, checks, data back): "
+            f"median {statistics.median(loads):.3f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -83,9 +83,13 @@ def run_bounded(
     run = ChildRun()
     try:
         _converse(child, read_fd, json.dumps(request).encode(), run, step_seconds, steps, max_bytes)
+    except BaseException:  # Ctrl-C (or a bug of ours): the child goes at once, with what it started
+        _kill_group(child.pid)
+        child.wait()
+        raise
     finally:
         os.close(read_fd)
-        _end(child, run)
+    _end(child, run)
     return run
 
 
@@ -169,13 +173,17 @@ def _end(child: subprocess.Popen[bytes], run: ChildRun) -> None:
         if not exited and not run.finished:
             run.fate = "closed its answer pipe without answering and was killed"
     # The leader is not reaped yet (waitid's WNOWAIT), so its group id cannot name another group.
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _kill_group(child.pid)
     code = child.wait()
     if run.fate is None and not run.finished:
         run.fate = _said(code)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _exited_within(pid: int, seconds: float) -> bool:

@@ -165,7 +165,8 @@ def test_a_plugin_past_its_memory_bound_is_a_problem(tmp_path):
     install(tmp_path, "hungry", "HOARD = bytearray(3 * 2**30)\n" + family())
     code, out, err, _ = mathbode(tmp_path, "families", MATHBODE_PLUGIN_MEMORY_MB="1024")
     assert code == 0 and "linear_solve" in out and "hungry.orbit" not in out
-    assert "plugin 'hungry' (hostile_hungry 1.0): cannot be loaded: MemoryError" in err
+    said = "plugin 'hungry' (hostile_hungry 1.0): cannot be loaded: MemoryError (past the child's bound of 1,024 MiB"
+    assert said in err
 
 
 def test_a_plugin_forking_a_process_that_waits_forever_cannot_hang_the_command(tmp_path):

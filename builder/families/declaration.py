@@ -41,10 +41,10 @@ def family_data(family: Family) -> dict[str, Any]:
         **{name: str(getattr(family, name)) for name in _TEXTS},
         **{name: _optional_text(getattr(family, name)) for name in _OPTIONAL_TEXTS},
         **{name: {str(k): str(v) for k, v in getattr(family, name).items()} for name in _TEXT_MAPS},
-        "parameter": sp.srepr(family.parameter),
-        "unknowns": [sp.srepr(u) for u in family.unknowns],
-        "equations": [sp.srepr(e) for e in family.equations],
-        "answer": None if family.answer is None else sp.srepr(family.answer),
+        "parameter": _srepr(family.parameter),
+        "unknowns": [_srepr(u) for u in family.unknowns],
+        "equations": [_srepr(e) for e in family.equations],
+        "answer": None if family.answer is None else _srepr(family.answer),
         "p_range": [_number(x) for x in family.p_range],
         "p0": _number(family.p0),
         "decimals": int(family.decimals),
@@ -52,6 +52,12 @@ def family_data(family: Family) -> dict[str, Any]:
         "variants": [{str(k): _number(v) for k, v in variant.constants.items()} for variant in family.variants],
         "draws": {str(k): [str(d.low), str(d.high), str(d.step)] for k, d in family.draws.items()},
     }
+
+
+def _srepr(expr: object) -> str:
+    # order="none": each node's arguments as it stores them (srepr's default sorts them for
+    # printing), so the rebuilt expression is the sent one node for node, equal to it.
+    return sp.srepr(expr, order="none")
 
 
 def _optional_text(value: object) -> str | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from mathbode.core.errors import UsageError
 
 from .family import Family
-from .isolation import bound_seconds, load_isolated
+from .isolation import bound_seconds, load_isolated, raised_text
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def load_family_file(path: str | Path, namespace: str | None = None, seconds: fl
         )
     if result.raised is not None:
         raised = result.raised
-        raise UsageError(f"{path} fails to import: {raised['type']}: {raised['text']}{raised['where']}. Fix the file.")
+        raise UsageError(f"{path} fails to import: {raised_text(raised)}{raised['where']}. Fix the file.")
     if not result.families and not result.failed:
         raise UsageError(
             f"{path} defines no mathbode Family: define FAMILY = Family(...), or FAMILIES = (Family(...), ...)."

@@ -107,6 +107,15 @@ def load_isolated(sources: list[dict[str, Any]], seconds: float | None = None) -
     return [r if r is not None else SourceResult(fate="was not imported") for r in results]
 
 
+def raised_text(raised: dict[str, Any]) -> str:
+    """What a source raised, for a message: `Type: text`, with the memory bound named for a
+    MemoryError (the child's bound, not the machine's, is what it met)."""
+    said = f"{raised['type']}: {raised['text']}" if raised["text"] else raised["type"]
+    if raised["type"] == "MemoryError":
+        said += f" (past the child's bound of {bound_memory_mb():,} MiB; {MEMORY_VARIABLE} sets another)"
+    return said
+
+
 def _result(message: dict[str, Any]) -> SourceResult:
     raised = message.get("error")
     if raised is not None:

@@ -29,7 +29,7 @@ from typing import Any, Iterable
 from mathbode.schema.layout import layout
 
 from .family import Family
-from .isolation import SourceResult, load_isolated
+from .isolation import SourceResult, load_isolated, raised_text
 
 GROUP = "mathbode.families"
 _NAMESPACE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
@@ -164,7 +164,7 @@ def _families(result: SourceResult, namespace: str, package: str) -> tuple[dict[
                 f"cannot be loaded: its import raised {raised['type']}({raised['text']}); a plugin's module must not "
                 "exit or interrupt when imported. Fix or uninstall the package"
             ]
-        return {}, [f"cannot be loaded: {raised['type']}: {raised['text']}"]
+        return {}, [f"cannot be loaded: {raised_text(raised)}"]
     loaded: dict[str, Family] = {}
     said = [
         f"its family {name!r} fails its check and is left out: {'; '.join(f'[{c}] {m}' for c, m in findings)}"
