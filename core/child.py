@@ -1,14 +1,18 @@
 """Code we did not write, run in a child process that the parent bounds from outside.
 
-The parent starts `python -m MODULE` in a session of its own (its own process group), writes the
-request (JSON) to its stdin and reads its answer, newline-delimited JSON messages, from a pipe
-the child inherits; the child's stdout and stderr go nowhere. Every bound is kept by the parent
-or by the kernel, never by the child's goodwill:
+The child runs `python -m MODULE` in a session of its own (its own process group): the parent
+writes the request (JSON) to its stdin and reads its answer, newline-delimited JSON messages, from
+a pipe the child inherits; the child's stdout and stderr go nowhere. Where this process may fork
+(`forking.can_fork`: Linux, one thread), the child is a fork of it that runs MODULE as its main,
+sharing what is loaded (Python, sympy, numpy: about a second and a half a fresh interpreter
+spends importing them); elsewhere a fresh interpreter. Every bound is kept by the parent or by
+the kernel, never by the child's goodwill:
 
 - wall clock: at the deadline the whole process group gets SIGKILL, which no handler, blocked
   signal or disarmed timer in the child can delay;
-- memory: the child caps its address space (RLIMIT_AS, soft and hard) before any code we did not
-  write runs; a process cannot raise its own hard limit again;
+- memory: the child caps its address space (RLIMIT_AS, soft and hard: what it holds when it
+  starts plus `memory_bytes`) before any code we did not write runs; a process cannot raise its
+  own hard limit again;
 - size of the answer: a child that sends more than `max_bytes` is killed.
 
 What the child does to itself (exit with any code, from any thread; close its descriptors; crash
@@ -21,6 +25,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import runpy
 import selectors
 import signal
 import subprocess
@@ -29,6 +35,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn
 
+from .forking import can_fork
+
+#: Descriptors above this are not looked for when a forked child closes the parent's.
+_MAX_FD = 65536
 #: What a child may send in all: far above a plugin's declarations (kilobytes each).
 MAX_ANSWER_BYTES = 64 * 2**20
 #: The child's own start (Python and the modules it imports before its first step) runs our code,
@@ -67,22 +77,16 @@ def run_bounded(
     next one's clock); whatever happens, this returns within START_SECONDS + steps * step_seconds
     and a second."""
     read_fd, write_fd = os.pipe()
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    stdin_read, stdin_write = os.pipe()
+    argv = [module, str(write_fd), str(memory_bytes)]
     try:
-        child = subprocess.Popen(
-            [sys.executable, "-m", module, str(write_fd), str(memory_bytes)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(write_fd,),
-            start_new_session=True,  # its own process group: one SIGKILL ends it and what it forked
-            env=env,
-        )
+        child = _fork(argv, stdin_read, write_fd) if can_fork() else _spawn(argv, stdin_read, write_fd)
     finally:
         os.close(write_fd)
+        os.close(stdin_read)
     run = ChildRun()
     try:
-        _converse(child, read_fd, json.dumps(request).encode(), run, step_seconds, steps, max_bytes)
+        _converse(stdin_write, read_fd, json.dumps(request).encode(), run, step_seconds, steps, max_bytes)
     except BaseException:  # Ctrl-C (or a bug of ours): the child goes at once, with what it started
         _kill_group(child.pid)
         child.wait()
@@ -93,8 +97,58 @@ def run_bounded(
     return run
 
 
+class _Forked:
+    """A forked child, waited for as `subprocess.Popen` is (a negative code: ended by that signal)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def wait(self) -> int:
+        _, status = os.waitpid(self.pid, 0)
+        return os.waitstatus_to_exitcode(status)
+
+
+def _spawn(argv: list[str], stdin_fd: int, answer_fd: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", *argv],
+        stdin=stdin_fd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(answer_fd,),
+        start_new_session=True,  # its own process group: one SIGKILL ends it and what it forked
+        env=env,
+    )
+
+
+def _fork(argv: list[str], stdin_fd: int, answer_fd: int) -> _Forked:
+    for stream in (sys.stdout, sys.stderr):  # what we printed is written once, by us
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pid = os.fork()
+    if pid:
+        return _Forked(pid)
+    try:  # the child: a clean start, then MODULE as its main, as `python -m` would run it
+        os.setsid()
+        signal.setitimer(signal.ITIMER_REAL, 0)  # a bound of ours armed in the parent is not the child's
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        os.dup2(stdin_fd, 0)
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, 1)
+        os.dup2(nowhere, 2)
+        # Nothing of the parent's stays open in it (its output files, a lock) but its answer pipe.
+        os.closerange(3, answer_fd)
+        os.closerange(answer_fd + 1, _MAX_FD)
+        sys.argv = argv
+        runpy.run_module(argv[0], run_name="__main__", alter_sys=True)
+    finally:
+        os._exit(70)  # `serve` exits itself; reached only if the module did not serve
+
+
 def _converse(
-    child: subprocess.Popen[bytes],
+    stdin_fd: int,
     read_fd: int,
     request: bytes,
     run: ChildRun,
@@ -102,11 +156,11 @@ def _converse(
     steps: int,
     max_bytes: int,
 ) -> None:
-    assert child.stdin is not None
-    os.set_blocking(child.stdin.fileno(), False)  # a child that never reads its request cannot block us
+    os.set_blocking(stdin_fd, False)  # a child that never reads its request cannot block us
     selector = selectors.DefaultSelector()
     selector.register(read_fd, selectors.EVENT_READ)
-    selector.register(child.stdin, selectors.EVENT_WRITE)
+    selector.register(stdin_fd, selectors.EVENT_WRITE)
+    stdin_open = True
     pending, received, buffer = memoryview(request), 0, b""
     deadline, started = time.monotonic() + max(step_seconds, START_SECONDS), 0
     try:
@@ -120,14 +174,15 @@ def _converse(
                 )
                 return
             for key, _ in selector.select(left):
-                if key.fileobj is child.stdin:
+                if key.fileobj == stdin_fd:
                     try:
-                        pending = pending[os.write(child.stdin.fileno(), pending) :]
+                        pending = pending[os.write(stdin_fd, pending) :]
                     except OSError:  # the child closed its stdin or died: its fate says which
                         pending = pending[:0]
                     if not pending:
-                        selector.unregister(child.stdin)
-                        child.stdin.close()
+                        selector.unregister(stdin_fd)
+                        os.close(stdin_fd)
+                        stdin_open = False
                     continue
                 chunk = os.read(read_fd, 1 << 16)
                 if not chunk:
@@ -153,8 +208,8 @@ def _converse(
                     run.messages.append(message)
     finally:
         selector.close()
-        if child.stdin and not child.stdin.closed:
-            child.stdin.close()
+        if stdin_open:
+            os.close(stdin_fd)
 
 
 def _message(line: bytes) -> dict[str, Any] | None:
@@ -165,7 +220,7 @@ def _message(line: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _end(child: subprocess.Popen[bytes], run: ChildRun) -> None:
+def _end(child: subprocess.Popen[bytes] | _Forked, run: ChildRun) -> None:
     """Kill what is left of the child's process group and reap the child, reading its own exit
     code first when it exits by itself (its fate, unless it finished)."""
     if run.fate is None:
@@ -215,10 +270,10 @@ def serve(work: Callable[[dict[str, Any], Callable[[dict[str, Any]], None]], Non
     done, and exit at once (a thread the child's code started cannot keep it alive)."""
     answer_fd, memory = int(sys.argv[1]), int(sys.argv[2])
     if memory > 0:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    request = json.loads(sys.stdin.buffer.read())
+        limit = _address_space() + memory
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    with open(0, "rb", closefd=False) as stdin:  # fd 0 itself: `sys.stdin` may be another object (a test's)
+        request = json.loads(stdin.read())
 
     def send(message: dict[str, Any]) -> None:
         data = memoryview((json.dumps(message, allow_nan=False) + "\n").encode())
@@ -228,3 +283,15 @@ def serve(work: Callable[[dict[str, Any], Callable[[dict[str, Any]], None]], Non
     work(request, send)
     send({"done": True})
     os._exit(0)
+
+
+def _address_space() -> int:
+    """The bytes of address space this process holds now (0 where /proc does not say)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0

@@ -229,3 +229,44 @@ def test_a_plugin_familys_text_is_printed_escaped(tmp_path, case):
     assert code == 0 and not any(c in out for c in "\x1b\x07\u202e")
     facts = json.loads(out)
     assert (facts["title"], facts["summary"]) == (title, summary)  # escaped for the terminal, not changed
+
+
+@pytest.fixture(params=["forked", "fresh interpreter"])
+def start(request):
+    """The two ways a child starts (`mathbode.core.child`): forked from this process where it has
+    one thread, else a fresh interpreter; a thread kept alive during the test forces the second."""
+    if request.param == "forked":
+        yield request.param
+        return
+    import threading
+
+    stop = threading.Event()
+    waiter = threading.Thread(target=stop.wait)
+    waiter.start()
+    try:
+        yield request.param
+    finally:
+        stop.set()
+        waiter.join()
+
+
+def test_either_start_loads_a_plugin_and_says_each_fate(tmp_path, monkeypatch, start):
+    from importlib.metadata import EntryPoint
+
+    from mathbode.builder.families.plugins import GROUP, load_plugins
+    from mathbode.core.forking import can_fork
+
+    assert can_fork() == (start == "forked")
+    bodies = {"good": family(), "looper": LOOPS_PAST_SIGALRM["blocks-signal"] + "while True:\n    pass\n"}
+    bodies["quitter"] = "import os\nos._exit(3)\n"
+    for name, body in bodies.items():
+        (tmp_path / f"hostile_{name}.py").write_text(body, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = [EntryPoint(name, f"hostile_{name}", GROUP) for name in bodies]
+    began = time.monotonic()
+    plugins = load_plugins(points, seconds=2)
+    assert time.monotonic() - began < 60
+    assert list(plugins.families) == ["good.orbit"]
+    said = {p.namespace: p.message for p in plugins.problems}
+    assert said["looper"].startswith("cannot be loaded: its import ran past 2 s and was killed")
+    assert said["quitter"].startswith("cannot be loaded: its import exited with code 3 before it answered")

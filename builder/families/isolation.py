@@ -28,7 +28,8 @@ from .family import Family
 #: How long importing one source (and checking its families' definitions) may take. A module
 #: that defines families imports in about a second; the bound leaves room for a slow disk.
 IMPORT_SECONDS = 20.0
-#: The child's address space, in MiB: Python, sympy, numpy and pyarrow take about 1 GiB of it.
+#: The address space, in MiB, a plugin's code may add to what its child holds when it starts
+#: (a fresh interpreter with sympy, numpy and pyarrow holds about 330 MiB; a fork, the command's).
 MEMORY_MB = 2048
 #: Environment variables that set the two bounds (the tests set short ones).
 SECONDS_VARIABLE = "MATHBODE_PLUGIN_SECONDS"
