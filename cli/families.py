@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import click
 
@@ -32,6 +32,10 @@ def main(spec: str | None, as_json: bool) -> None:
     # The families (sympy, 0.3-0.5 s) load when listed, not for --help.
     from mathbode.builder.families import FAMILIES, extended_families, known_families, plugins, resolve_families
 
+    # Imported before the plugins load: the child that imports them is forked from this process
+    # and inherits it, instead of importing it again itself.
+    from mathbode.builder.families.check import expression_problem
+
     try:
         families = resolve_families(spec) if spec else list(known_families().values())
     except MathBodeError as err:
@@ -48,7 +52,7 @@ def main(spec: str | None, as_json: bool) -> None:
             "parameter_meaning": family.parameter_meaning,
             "p_range": list(family.p_range),
             "p0": family.p0,
-            "answer": _formula(family),
+            "answer": _formula(family, expression_problem),
             # A built-in family names the package it lives in, as docs/family-guide.md does.
             "origin": family.origin or f"mathbode.builder.families.{release}",
             "release": release,
@@ -86,11 +90,9 @@ FORMULA_SECONDS = 10.0
 FORMULA_CHARS = 500
 
 
-def _formula(family: Family) -> str:
+def _formula(family: Family, expression_problem: Callable[[object], str | None]) -> str:
     """The answer's formula for the listing: bounded in time and length, never a traceback (a
     plugin's family is data we did not write)."""
-    from mathbode.builder.families.check import expression_problem
-
     try:
         with time_bound(FORMULA_SECONDS):
             parts = [family.answer] if family.answer is not None else list(family.equations)
