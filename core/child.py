@@ -72,7 +72,8 @@ def run_bounded(
     memory_bytes: int,
     max_bytes: int = MAX_ANSWER_BYTES,
 ) -> ChildRun:
-    """Run `python -m module` on `request`. The child has `START_SECONDS` for its start, and
+    """Run `module` as a child's main (forked, or `python -m module`) on `request`, and read what
+    it answers and what became of it. The child has `START_SECONDS` for its start, and
     `step_seconds` for each of at most `steps` steps (a message {"step": N} with a new N starts the
     next one's clock); whatever happens, this returns within START_SECONDS + steps * step_seconds
     and a second."""
