@@ -43,7 +43,7 @@ from mathbode.schema.manifest import (
     write_release_metadata,
 )
 from mathbode.schema.parquet import read_parquet
-from mathbode.schema.splits import canary, prompts_hash
+from mathbode.schema.splits import prompts_hash
 from mathbode.schema.truth_facts import truth_facts
 
 from .families import FAMILIES, Family, extended_families, get_family

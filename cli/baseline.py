@@ -21,7 +21,7 @@ from .options import families_option, preset_option, reference_option, reference
     "--seed",
     default=None,
     callback=seed_text,
-    help="A private split's seed (its keeper's): the split's questions are drawn from it."
+    help="A private split's seed (its keeper's): the split's questions are drawn from it.",
 )
 @exit_on_error
 def main(preset: str, families_spec: str, reference: str | None, output: str, seed: str | None) -> None:
