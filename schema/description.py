@@ -229,7 +229,7 @@ def check_description(
         package = shown(origin.split()[0])[1:-1] if isinstance(origin, str) and origin.split() else None
         how = f"install {package}: pip install {package}" if package else "validate it where the family is installed"
         what = (
-            f"a family of {shown(origin)}, not installed here"
+            f"a family of {shown(origin)[1:-1]}, not installed here"
             if package
             else "a family this installation does not know"
         )
@@ -248,8 +248,8 @@ def check_description(
         "description",
         where,
         path,
-        f"the description mathbode-build {request.builder_version} writes for this release's families, drives, "
-        "variants and seed (rebuild the release with mathbode-build, or restore the MANIFEST.json it wrote)",
+        "what mathbode-build writes for this release's families, drives, variants and seed (rebuild the "
+        "release with mathbode-build, or restore the MANIFEST.json it wrote)",
         f"{path}: {shown(have)}, the builder's {shown(want)}",
     )
 
