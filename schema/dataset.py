@@ -376,7 +376,8 @@ def _check_manifest(
 
 
 def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
-    """What the manifest says about itself, consistent: families, files, counts, format, version."""
+    """What the manifest says about itself, consistent: families, files, counts, version. (Which
+    files a release of its format holds is part of its description: `schema.description`.)"""
     owner: dict[str, str] = {}
     for family, entry in manifest.families.items():
         for rel in entry.files:
@@ -400,10 +401,6 @@ def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
     total = sum(f.num_rows for f in manifest.families.values())
     if manifest.num_rows != total:
         report.error("manifest", MANIFEST, "num_rows", f"{total:,} (the families' rows)", f"{manifest.num_rows:,}")
-    suffix = {"parquet": ".parquet", "jsonl": ".jsonl"}.get(manifest.format)
-    for rel in manifest.data_files:
-        if suffix and not rel.endswith(suffix):
-            report.error("manifest", MANIFEST, "format", f"{manifest.format} data files", rel)
     if manifest.builder_version != __version__:
         report.warning(
             "builder-version",
