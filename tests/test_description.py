@@ -361,3 +361,32 @@ def test_a_seed_that_is_not_text_is_refused_by_name(command, tmp_path):
 def test_a_manifest_holding_a_lone_surrogate_is_named(releases, tmp_path):
     folder = _tampered(releases["split"], tmp_path, lambda m: m["split"].__setitem__("seed", "x\ud800"))
     assert _first_error(folder) == ("manifest", "split.seed", "a lone surrogate (an unpaired \\uD800-\\uDFFF)")
+
+
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [
+        (
+            "families.linear_solve.truth.smallest_swing",
+            lambda m: m["families"]["linear_solve"]["truth"].update(smallest_swing=5.0),
+        ),
+        (
+            "families.linear_solve.prompts_hash",
+            lambda m: m["families"]["linear_solve"].update(prompts_hash="sha256:" + "0" * 64),
+        ),
+        ("prompts_hash", lambda m: m.update(prompts_hash="sha256:" + "0" * 64)),
+    ],
+)
+def test_what_the_rows_give_is_recomputed_in_a_release_that_is_no_split(tmp_path, field, change):
+    """The description leaves out what the rows give: it is recomputed in every release, the
+    canonical one too (it was only for splits: these edits of dist/ validated)."""
+    folder = _tampered(COMMITTED_DIST, tmp_path, change)
+    assert [(p.code, p.field) for p in validate_dataset(folder).errors] == [("split", field)]
+
+
+def test_a_multitone_family_claiming_truth_facts_is_named(releases, tmp_path):
+    claim = {"smallest_swing": 0.0, "harmonic_distortion": 1.0}
+    folder = _tampered(releases["multitone"], tmp_path, lambda m: m["families"]["linear_solve"].update(truth=claim))
+    assert [(p.code, p.field, p.found) for p in validate_dataset(folder, builder_truth).errors] == [
+        ("split", "families.linear_solve.truth", "facts")
+    ]
