@@ -11,6 +11,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -26,6 +28,7 @@ from mathbode.schema.description import ABSENT, first_difference
 from mathbode.schema.release_hashes import RELEASE_FAMILY_VERSIONS
 
 from .conftest import COMMITTED_DIST
+from .test_tampering import rehash
 
 PRIVATE_SEED = "3f9a1c7e5b2d4086a1e9c3b7d5f20864"
 
@@ -389,4 +392,33 @@ def test_a_multitone_family_claiming_truth_facts_is_named(releases, tmp_path):
     folder = _tampered(releases["multitone"], tmp_path, lambda m: m["families"]["linear_solve"].update(truth=claim))
     assert [(p.code, p.field, p.found) for p in validate_dataset(folder, builder_truth).errors] == [
         ("split", "families.linear_solve.truth", "facts")
+    ]
+
+
+def test_a_surface_file_with_two_signal_types_swapped_is_named_not_a_traceback(releases, tmp_path):
+    folder = tmp_path / "gap"
+    shutil.copytree(releases["gap"], folder)
+    rel = folder / "data/linear_solve__gs.parquet"
+    table = pq.read_table(rel)
+    signals = table.column("signal_type").to_pylist()
+    chirp = signals.index("chirp")
+    signals[0], signals[chirp] = signals[chirp], signals[0]
+    index = table.schema.get_field_index("signal_type")
+    pq.write_table(table.set_column(index, "signal_type", pa.array(signals, pa.string())), rel)
+    rehash(folder)
+    result = CliRunner().invoke(validate_cli, [str(folder)])
+    assert result.exit_code == 1 and not isinstance(result.exception, TypeError), result.output
+    report = validate_dataset(folder, builder_truth)
+    order = [p for p in report.errors if p.code == "row-order"]
+    assert [p.where for p in order] == [
+        "data/linear_solve__gs.parquet row 0",
+        f"data/linear_solve__gs.parquet row {chirp}",
+    ]
+    assert order[1].found.startswith(
+        "(family='linear_solve__gs', question_id=0, signal_type='sinusoid', amplitude_scale=1.0, "
+        "frequency_cycles=1.0, phase_deg=None, time_step=0), where the canonical row is (family=linear_solve__gs, "
+        "question_id=0, signal_type=chirp, amplitude_scale=1, time_step=0)"
+    )
+    assert [p.found for p in report.errors if p.code == "pairing"] == [
+        "row 0: signal_type is 'chirp', its original's 'sinusoid' (2 rows differ)"
     ]
