@@ -112,7 +112,7 @@ def cost_table() -> list[tuple[str, str, int, int, int, int, int]]:
     from mathbode.builder.release import build_release
     from mathbode.runner.config import DEFAULT_HISTORY, RunConfig
     from mathbode.runner.cost import estimate
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
     from mathbode.schema.selection import select_rows
 
     lay = layout()

@@ -152,7 +152,7 @@ def _completion(model: str, text: str) -> dict[str, Any]:
 def truth_of(reference: str | None) -> dict[str, float]:
     """prompt -> exact answer of every row of the canonical release, or of a release folder."""
     if reference:
-        from mathbode.schema.reference import release_reference
+        from mathbode.schema.release_reference import release_reference
 
         ref = release_reference(Path(reference), None)
         if ref.prompts_only:

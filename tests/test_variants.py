@@ -136,7 +136,7 @@ def test_paired_release_manifest_and_rows(paired):
 
 def _run_and_score(paired, tmp_path, model, gs_names=()):
     from mathbode.builder.oracle import baseline_lines
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
     from mathbode.schema.selection import select_rows
 
     from .fixtures.stub_openai import StubOpenAI
@@ -274,7 +274,7 @@ def test_dynamics_difference_reads_the_added_delay():
 def test_sequential_delay_is_the_same_on_original_and_variants(paired, tmp_path):
     """A stub that answers the truth of 2 turns back, sequential: every variant's delay difference is 0."""
     from mathbode.builder.oracle import baseline_lines
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
     from mathbode.schema.selection import select_rows
 
     from .fixtures.stub_openai import StubOpenAI
@@ -351,7 +351,7 @@ def test_validate_names_a_variant_without_its_original(paired, tmp_path):
 
 def test_batch_write_and_dry_run_dedupe_say_the_paired_release_cost(paired, tmp_path):
     from mathbode.cli.batch import main as batch_cli
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
     from mathbode.schema.selection import select_rows
 
     rows = select_rows(release_reference(paired, None).table, "MVP")
