@@ -157,7 +157,10 @@ def _parameter(name, value):
     return lambda m: m["parameters"].__setitem__(name, value)
 
 
-NOT_OURS = "; not a manifest `mathbode batch write` wrote (was it edited?). Write the batch again with `mathbode batch write`, or give its own manifest. Nothing was written."
+NOT_OURS = (
+    "; not a manifest `mathbode batch write` wrote (was it edited?). Write the batch again with "
+    "`mathbode batch write`, or give its own manifest. Nothing was written."
+)
 SEQUENTIAL = (
     "is 'sequential', and a batch is asked by the stateless protocol only (`mathbode batch write` refuses the "
     "sequential one: a step's request needs the answers before it). This manifest was edited or is not a batch's; "

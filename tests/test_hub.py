@@ -253,7 +253,8 @@ def test_a_failed_large_file_upload_says_nothing_was_committed(local_hub, monkey
         r"connection and the Hub's status\.\n",
         result.stderr,
     )
-    assert said and said.group(1) in json.loads((COMMITTED_DIST / "MANIFEST.json").read_text())["families"] and said.group(2) == cause, result.stderr
+    families = json.loads((COMMITTED_DIST / "MANIFEST.json").read_text())["families"]
+    assert said and said.group(1) in families and said.group(2) == cause, result.stderr
     assert "Traceback" not in result.output
     repo = local_hub.repos[("dataset", repo_id)]
     assert [c.message for c in repo.commits.values()] == ["initial commit"]
@@ -262,7 +263,8 @@ def test_a_failed_large_file_upload_says_nothing_was_committed(local_hub, monkey
     assert invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", repo_id], HF_TOKEN=WRITE_TOKEN).exit_code == 0
     before = dict(repo.commits)
     monkeypatch.setattr(local_hub, "lfs", {})  # the storage lost its copies: the next push uploads them again
-    repo.commit(repo.resolve("main"), "a file changed on the Hub", {"data/linear_solve.parquet": Blob(b"x", True)}, "main")
+    changed = {"data/linear_solve.parquet": Blob(b"x", True)}
+    repo.commit(repo.resolve("main"), "a file changed on the Hub", changed, "main")
     before = dict(repo.commits)
     monkeypatch.setattr(local_hub, "lfs_failure", failure)
     again = invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", repo_id], HF_TOKEN=WRITE_TOKEN)
