@@ -297,6 +297,10 @@ class Manifest:
         """What reading needs of a manifest, checked before anything is read: its parameters (a
         stateless batch's), its conditions, its rows. Each was a traceback or, for a manifest
         claiming the sequential protocol, a submission labelled sequential though asked stateless."""
+        try:  # one pass in C; the walk that names the place only when it fails
+            json.dumps(self.data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise self._refuse(_surrogate_at(self.data), "text that is not Unicode (a lone surrogate)") from None
         parameters = self.data.get("parameters")
         if not isinstance(parameters, dict):
             raise self._refuse("parameters", "missing" if parameters is None else "not an object")
@@ -358,6 +362,21 @@ class Manifest:
                     raise BatchError(f"{self.path}: {where}.split is not a string; not a manifest `batch write` wrote.")
                 return value or None
         return None
+
+
+def _surrogate_at(node: Any, at: str = "") -> str:
+    """Where in a manifest the first text holding a lone surrogate is (`rows/3/custom_id`)."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        place = f"{at}/{key}" if at else str(key)
+        if isinstance(key, str) and unicode_text(key) != key:
+            return place.encode("utf-8", "backslashreplace").decode("utf-8")
+        if isinstance(value, str) and unicode_text(value) != value:
+            return place.encode("utf-8", "backslashreplace").decode("utf-8")
+        found = _surrogate_at(value, place) if isinstance(value, (dict, list)) else ""
+        if found:
+            return found
+    return ""
 
 
 @dataclass

@@ -185,6 +185,10 @@ MANIFESTS = {
     "conditions a list": (lambda m: m.__setitem__("conditions", []), "conditions: not an object" + NOT_OURS),
     "a row without its key": (lambda m: m["rows"][3].pop("time_step"), "rows/3: no time_step" + NOT_OURS),
     "a row of text": (lambda m: m["rows"].__setitem__(0, "x"), "rows/0: not a row with a custom_id" + NOT_OURS),
+    "a lone surrogate in a row": (
+        lambda m: m["rows"][2].__setitem__("custom_id", "x\ud800"),
+        "rows/2/custom_id: text that is not Unicode (a lone surrogate)" + NOT_OURS,
+    ),
 }
 
 
