@@ -232,7 +232,9 @@ def _written_by_us(folder: Path) -> list[Path]:
     try:
         listed = Manifest.open(folder).listed_files()
     except BatchError:
-        names = ", ".join(p.name for p in files[:3]) or MANIFEST
+        if not files:
+            raise refuse(f"holds a {MANIFEST} that is not a batch's (or cannot be read)") from None
+        names = ", ".join(p.name for p in files[:3])
         raise refuse(f"holds {names} beside no {MANIFEST} of a batch (or an unreadable one)") from None
     for path in files:
         if path.is_symlink() or not path.is_file():
@@ -300,7 +302,13 @@ class Manifest:
         try:  # one pass in C; the walk that names the place only when it fails
             json.dumps(self.data, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
-            raise self._refuse(_surrogate_at(self.data), "text that is not Unicode (a lone surrogate)") from None
+            try:
+                at = _surrogate_at(self.data)
+            except RecursionError:
+                at = "(nested too deeply to say where)"
+            raise self._refuse(at, "text that is not Unicode (a lone surrogate)") from None
+        except RecursionError:  # nested as deep as the reader takes, deeper than any manifest of ours
+            raise self._refuse("(top)", "nested too deeply") from None
         parameters = self.data.get("parameters")
         if not isinstance(parameters, dict):
             raise self._refuse("parameters", "missing" if parameters is None else "not an object")

@@ -227,6 +227,11 @@ def test_overwrite_replaces_only_request_files_a_batch_of_ours_wrote(tmp_path):
     )
     assert sorted(p.name for p in mine.iterdir()) == ["requests.jsonl"]
     assert (mine / "requests.jsonl").read_text() == "my own requests\n"
+    (mine / "requests.jsonl").unlink()
+    (mine / "manifest.json").write_text('{"my": "settings"}\n')
+    got = _write(mine, "--overwrite")
+    assert got.output == f"Error: -o {mine}: holds a manifest.json that is not a batch's (or cannot be read)" + REFUSED
+    assert (mine / "manifest.json").read_text() == '{"my": "settings"}\n'
     # A batch of ours, then a file of the user's beside it, then one of its files changed.
     ours = tmp_path / "ours"
     assert _write(ours).exit_code == 0
