@@ -26,12 +26,14 @@ from mathbode.evaluator.presentation.report import (
     coverage_notes,
     diagnostics_lines,
     documents_of,
+    family_noise_text,
     interval_notes,
     interval_text,
     na_notes,
     number_text,
     render_report,
     repeatability_text,
+    variants_evidence,
 )
 from mathbode.evaluator.ranking import groups
 from mathbode.evaluator.results import Results, json_safe
@@ -108,11 +110,16 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
         for family, d in (r.extra.get("dynamics") or {}).items():
             notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
             notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
-        for family, m in ((r.extra.get("multitone") or {}).get("families") or {}).items():
+        reading = r.extra.get("multitone") or {}
+        for family, m in (reading.get("families") or {}).items():
             notes.append(
                 f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {number_text(m['distortion_db'], 1)} dB; "
-                f"added even {number_text(m['even_added_db'], 1)}, odd {number_text(m['odd_added_db'], 1)} dB)."
+                f"added even {number_text(m['even_added_db'], 1)}, odd {number_text(m['odd_added_db'], 1)} dB; "
+                f"noise {family_noise_text(m)})."
             )
+        for family, why in (reading.get("not_measured") or {}).items():
+            notes.append(f"{r.label}: {family} multi-tone: {why}.")
+        notes += [f"{r.label}: GAP: {line}" for line in variants_evidence(r)]
     if wide and grouped:
         notes.append(f"brackets: {BRACKETS}; cal. = calibrated (exact answers score 1).")
     lines += [f"note: {line}" for line in notes]

@@ -59,6 +59,14 @@ _NULL_MEANS_NONE = frozenset(
         "low_pass_a_interval",
         "time_constant_interval",
         "input",
+        "found",
+        "distortion_detected",
+        "p_value",
+        "p_value_holm",
+        "even_p",
+        "odd_p",
+        "even_p_holm",
+        "odd_p_holm",
     }
 )
 

@@ -69,7 +69,7 @@ def test_every_interval_holds_its_estimate(reference, full_rows, tmp_path, name)
         for score_name, bounds in scores.items():
             assert _inside(r.families[family][score_name], bounds), (name, family, score_name, bounds)
     low, high = r.extra["accuracy"]["wilson_95"]
-    assert low <= r.extra["accuracy"]["rate"] <= high
+    assert low <= r.extra["accuracy"]["unit_rate"] <= high
 
 
 def test_a_paired_difference_lies_inside_its_interval(reference, full_rows, tmp_path):

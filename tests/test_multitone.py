@@ -147,7 +147,9 @@ def test_a_delay_reads_its_phase_and_adds_nothing(server, release, tmp_path):
         assert line["gain"] == pytest.approx(1, abs=1e-4)
         assert (line["phase_deg"] - want + 180) % 360 - 180 == pytest.approx(0, abs=0.01)
     assert r["memory"]["delay_steps"] == pytest.approx(2, abs=0.1)
-    assert r["verdict"] == "memory"
+    # The model that fits is named, with both residuals: a pure delay is not read as a low-pass.
+    assert r["verdict"] == "memory (delay)"
+    assert r["memory"]["model"] == "delay" and r["memory"]["delay_residual"] < 1e-3 < r["memory"]["lowpass_residual"]
 
 
 def test_a_low_pass_reads_its_frequency_response(server, release, tmp_path):
@@ -337,7 +339,7 @@ def test_memory_and_distortion_are_both_found_and_told_apart(server, release, ro
     # run-in and sweep (the default window of 8 exchanges would leave a 0.5^8 start-up error).
     args = ["--protocol", "sequential", "--run-in", "64", "--history", "all"]
     r = _reading(server, release, tmp_path, f"{system}-0.5-0-0.1", *args)
-    assert r["verdict"] == "memory and static nonlinearity (odd)"
+    assert r["verdict"] == "memory (low-pass) and static nonlinearity (odd)"
     # The memory: the low-pass's own phase at every line, its alpha identified; the cube scales the
     # BLA by a real (Bussgang) gain, read apart from the memory.
     expected = _expected_bla(rows, system, 0.5, 0.1)
@@ -376,7 +378,9 @@ def test_a_stateless_reading_claims_no_memory_and_says_why():
         for x in [(1 + 0.1 * q) * _multisine(r)]
     ]
     sequential = measure_family(sweeps, PLAN, "sequential")
-    assert sequential["verdict"] == "memory" and sequential["memory"]["delay_steps"] == pytest.approx(2, abs=0.01)
+    assert sequential["verdict"] == "memory (delay)" and sequential["memory"]["delay_steps"] == pytest.approx(
+        2, abs=0.01
+    )
     stateless = measure_family(sweeps, PLAN, "stateless")
     assert stateless["verdict"] == f"linear within the floor; {STATELESS_VERDICT}"
     assert stateless["memory"] == {"read": False, "found": None, "why": STATELESS_MEMORY}

@@ -106,7 +106,8 @@ def test_runs_under_different_conditions_are_ranked_apart_and_never_tested(files
 
 def test_a_wilson_bound_of_zero_prints_as_zero(files, tmp_path):
     text = _score(files / "zero.jsonl", "--no-plots", "--out", tmp_path / "r")
-    assert "0 of the 1,280 sinusoid rows scored = 0.0000 [0.0000, " in text
+    assert "0 of 85 distinct prompts of 5 problems = 0.0000 [0.0000, " in text
+    assert "0 of 1,280 sinusoid rows)" in text
     scores = json.loads((tmp_path / "r" / "scores.json").read_text())
     assert scores["accuracy"]["wilson_95"][0] == 0.0  # was 2.17e-19
 

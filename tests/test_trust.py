@@ -175,7 +175,11 @@ def test_two_files_get_paired_tests_on_the_sweeps_they_share(reference, full_row
     assert "p < 1e-16 (paired t test)" in result.output
     tests = json.loads((out / "comparisons.json").read_text())
     assert [(t["first"], t["second"], t["shared_sweeps"]) for t in tests] == [("exact", "half", 20)]
-    assert tests[0]["correctness"]["only_first_correct"] == 640 and tests[0]["correctness"]["only_second_correct"] == 0
+    # Counted in distinct prompts, not rows: SMOKE's 1,280 rows are 85 prompts; every other line of
+    # "half" is wrong, so 640 rows, but a prompt is one unit, wrong where most of its rows are: 25.
+    correctness = tests[0]["correctness"]
+    assert (correctness["unit"], correctness["n_units"], correctness["shared_rows"]) == ("distinct prompt", 85, 1280)
+    assert correctness["only_first_correct"] == 25 and correctness["only_second_correct"] == 0
     board = pd.read_csv(out / "leaderboard.csv")
     assert list(board["label"]) == ["exact", "half"]
     assert board.loc[0, "mb_plus_calibrated_low"] == 1.0

@@ -26,7 +26,13 @@ def describe(test: dict[str, Any]) -> list[str]:
         p = "p n/a" if t["p_value"] is None else _p_text(t["p_value"])
         lines.append(f"{a} - {b}, {score}: {t['difference']:+.4f} {ci}, {p} (paired t test)")
     c = test["correctness"]
-    if c["shared_rows"]:
+    if c["shared_rows"] and "n_units" in c:
+        lines.append(
+            f"{a} vs {b}, exact {c['unit']}s: {c['only_first_correct']:,} right only in {a}, "
+            f"{c['only_second_correct']:,} only in {b}, of {c['n_units']:,} shared ({c['shared_rows']:,} rows); "
+            f"McNemar {_p_text(c['mcnemar_p_value'])}"
+        )
+    elif c["shared_rows"]:  # a document from before units were counted
         lines.append(
             f"{a} vs {b}, exact rows: {c['only_first_correct']:,} right only in {a}, {c['only_second_correct']:,} "
             f"only in {b}, of {c['shared_rows']:,} shared rows; McNemar {_p_text(c['mcnemar_p_value'])}"

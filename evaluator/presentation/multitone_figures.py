@@ -36,7 +36,7 @@ def bla_figure(results: list[Results]) -> Figure:
     families = list(dict.fromkeys(f for reading in readings for f in reading))
     title = "Multi-tone: best linear approximation and distortion levels (dB re the exact answers' level)"
     kinds = [("o-", "BLA gain"), ("x", "noise"), ("+", "stochastic"), ("s", "even added"), ("^", "odd added")]
-    kinds_shown = [*(label for _, label in kinds), "truncation floor"]
+    kinds_shown = [*(label for _, label in kinds), "measured noise (detection lines)", "truncation floor"]
     fig, axes = _grid(2, max(1, len(families)), title, [r.label for r in results] + kinds_shown)
     for col, family in enumerate(families):
         top, bottom = axes[0][col], axes[1][col]
@@ -71,6 +71,10 @@ def bla_figure(results: list[Results]) -> Figure:
             high = np.array([_value(iv["phase_high_deg"]) for iv in intervals])
             bottom.errorbar(k, phase, yerr=[phase - low, high - phase], fmt="o-", color=color, markersize=4, capsize=2)
             floor = _value(m["floor_db"])
+            # The noise the distortion is judged against (docs/multitone.md): a line per submission.
+            noise = _value((m.get("noise") or {}).get("level_db"))
+            if math.isfinite(noise):
+                top.axhline(noise, color=color, linestyle=":", linewidth=1.0)
         if math.isfinite(floor):
             top.axhline(floor, color="grey", linestyle="--", linewidth=0.8)
         top.axhline(0.0, color="grey", linewidth=0.5)
@@ -79,6 +83,7 @@ def bla_figure(results: list[Results]) -> Figure:
     for marker, label in kinds:
         fill = "none" if label.endswith("added") else "full"
         axes[0][0].plot([], [], marker, color="grey", markersize=4, fillstyle=fill, label=label)
+    axes[0][0].plot([], [], ":", color="grey", linewidth=1.0, label="measured noise (detection lines)")
     axes[0][0].plot([], [], "--", color="grey", linewidth=0.8, label="truncation floor")
     _finish(fig, axes, families, ["level (dB)", "BLA phase (deg)"], "line (cycles per 64 steps)")
     return fig

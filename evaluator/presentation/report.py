@@ -58,6 +58,13 @@ def number_text(x: float | None, digits: int = 4) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
 
 
+def p_text(p: Any) -> str:
+    """A p-value as a reader compares it: 'p < 0.0001' below that (never '0.0000'), else four decimals."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
 def _num(x: Any, digits: int = 4) -> str:
     return number_text(x, digits) if x is None or isinstance(x, float) else str(x)
 
@@ -298,17 +305,17 @@ def variants_lines(r: Results) -> list[str]:
         "MB-Core diff [95 %]",
         "|G-1| diff",
         "phase diff (deg)",
-        "exact",
-        "McNemar p",
+        "exact units",
+        "McNemar p (Holm) [discordant]",
     ]
     # A sequential run's entries carry the dynamics difference (stateless ones have none to compare).
     sequential = any("delay_diff_steps" in v or "dynamics_diff_note" in v for k in found.values() for v in k.values())
     if sequential:
         header += ["delay diff (steps) [95 %]", "time constant diff (steps) [95 %]"]
     rows = []
+    entries = [v for by_kind in found.values() for v in by_kind.values()]
     for original, by_kind in found.items():
         for kind, v in by_kind.items():
-            shares = f"{_num(v['exact_share_original'], 3)} -> {_num(v['exact_share_variant'], 3)}"
             row = [
                 original,
                 kind,
@@ -316,8 +323,8 @@ def variants_lines(r: Results) -> list[str]:
                 f"{_signed(v['mb_core_diff'], 4)}{bracket(v['mb_core_diff_interval'])}",
                 _signed(v["gain_error_diff"], 4),
                 _signed(v["phase_err_diff_deg"], 2),
-                shares,
-                _num(v["mcnemar_p"], 4),
+                exact_units_text(v),
+                mcnemar_text(v),
             ]
             if sequential:
                 if "delay_diff_steps" in v:
@@ -331,15 +338,74 @@ def variants_lines(r: Results) -> list[str]:
     notes = sorted({v["dynamics_diff_note"] for k in found.values() for v in k.values() if "dynamics_diff_note" in v})
     return [
         "Variants (GAP, docs/variants.md): each variant minus its original on the same rows; the interval is the "
-        "paired t interval, exact the share of rows answered exactly (original -> variant), McNemar's test exact."
+        "paired t interval, exact the units answered exactly (original -> variant), McNemar's test exact."
         + (
             " Delay and time constant: the identified dynamics, variant minus original, paired sweep by sweep."
             if sequential
             else ""
         ),
         "",
+        *evidence_lines(entries),
+        "",
         *_table(header, rows),
         *([""] + [f"- {note}" for note in notes] if notes else []),
+    ]
+
+
+def variants_evidence(r: Results) -> list[str]:
+    """The console's lines on a paired release: what the evidence counts, then each pair whose
+    Holm-adjusted McNemar p is below 0.05."""
+    found = r.extra.get("variants") or {}
+    entries = [v for by_kind in found.values() for v in by_kind.values()]
+    lines = list(evidence_lines(entries))
+    for original, by_kind in found.items():
+        for kind, v in by_kind.items():
+            if (v.get("mcnemar_p_holm") or 1.0) < 0.05:
+                lines.append(
+                    f"{original} {kind}: exact units {exact_units_text(v)}, McNemar p {p_text(v['mcnemar_p'])} "
+                    f"(Holm {p_text(v['mcnemar_p_holm'])}; discordant {v['only_original_exact']}/"
+                    f"{v['only_variant_exact']})."
+                )
+    return lines
+
+
+def exact_units_text(v: dict[str, Any]) -> str:
+    """'12/17 -> 0/17' (units exact, original -> variant); a document from before units, shares of rows."""
+    if "n_units" not in v:
+        return f"{_num(v['exact_share_original'], 3)} -> {_num(v['exact_share_variant'], 3)}"
+    n = v["n_units"]
+    return f"{v['units_exact_original']}/{n} -> {v['units_exact_variant']}/{n}"
+
+
+def mcnemar_text(v: dict[str, Any]) -> str:
+    """'**0.0078** (0.0781) [7/0]': the raw p, bold when the Holm-adjusted one (in brackets) is below
+    0.05, and the discordant units (only the original exact / only the variant exact)."""
+    holm = v.get("mcnemar_p_holm")
+    raw = p_text(v["mcnemar_p"])
+    if holm is None:
+        return raw
+    shown = f"**{raw}**" if holm < 0.05 else raw
+    return f"{shown} ({p_text(holm)}) [{v['only_original_exact']}/{v['only_variant_exact']}]"
+
+
+def evidence_lines(entries: list[dict[str, Any]]) -> list[str]:
+    """What the comparison's evidence counts, in words: its units, its problems, its tests."""
+    if not entries or "n_units" not in entries[0]:
+        return []
+    units = sorted({(e["unit"], e["n_units"], len(e["problems"])) for e in entries})
+    counted = "; ".join(units_text(n, unit, k) for unit, n, k in units)
+    problems = sorted({q for e in entries for q in e["problems"]})
+    within = (
+        f" All of it lies within problem {problems[0]}: the intervals are over its sweeps and the tests over its "
+        "distinct prompts, which says nothing of other problems (build with `--variants gap --questions N` and "
+        "run the PAIRED preset for evidence over problems)."
+        if len(problems) == 1
+        else " Intervals and tests are over problems (each problem counted once)."
+    )
+    return [
+        f"Evidence per pair: {counted} (rows asking one prompt count once; a unit is exact when most of its "
+        f"rows are).{within} {entries[0]['mcnemar_tests']} McNemar tests, Holm-adjusted over all of them: "
+        "bold marks an adjusted p below 0.05."
     ]
 
 
@@ -463,15 +529,67 @@ def _noise_text(m: dict[str, Any], noise_db: Any) -> str:
     return "none" if missing and m.get("periods_identical") is True else _db_text(noise_db)
 
 
-def _memory_text(memory: dict[str, Any]) -> str:
-    """'delay 2.00 steps; low-pass a 0.500 (tau 1.44 steps)', or 'not read (stateless)'."""
+def memory_text(memory: dict[str, Any]) -> str:
+    """'found: a delay of 2.00 steps [1.98, 2.02] (residuals: delay 0.000, low-pass 0.231; p < 0.0001 Holm)',
+    'none found (delay 0.03 steps, p 0.6300 Holm)', or 'not read (stateless)'."""
     if not memory.get("read"):
         return "not read (stateless)"
-    found = "found" if memory.get("found") is True else "none found"
-    return (
-        f"{found}: delay {_num(memory['delay_steps'], 2)} steps, low-pass a {_num(memory['lowpass_alpha'], 3)} "
-        f"(tau {_num(memory['time_constant_steps'], 2)} steps, gain {_num(memory.get('lowpass_gain'), 3)})"
+    d = _num(memory["delay_steps"], 2)
+    tested = f"p {p_text(memory.get('p_value_holm'))} Holm" if "p_value_holm" in memory else None
+    if memory.get("found") is not True:
+        if memory.get("found") is None and "p_value_holm" in memory:
+            return f"not tested (one experiment): delay {d} steps"
+        return f"none found (delay {d} steps" + (f", {tested})" if tested else ")")
+    residuals = (
+        f"residuals: delay {_num(memory.get('delay_residual'), 3)}, low-pass {_num(memory.get('lowpass_residual'), 3)}"
     )
+    interval = memory.get("delay_interval")
+    model = memory.get("model")
+    if model == "low-pass":
+        named = (
+            f"a first-order low-pass, a {_num(memory['lowpass_alpha'], 3)} "
+            f"(tau {_num(memory['time_constant_steps'], 2)} steps, gain {_num(memory.get('lowpass_gain'), 3)})"
+        )
+    elif model == "delay":
+        named = f"a delay of {d} steps" + (f" [{_num(interval[0], 2)}, {_num(interval[1], 2)}]" if interval else "")
+    else:
+        named = f"a lag of {d} steps that neither a delay nor a low-pass fits"
+    return f"found: {named} ({residuals}" + (f"; {tested})" if tested else ")")
+
+
+def detected_text(m: dict[str, Any]) -> str:
+    """Whether distortion beyond the noise was found: 'yes', 'no', or 'cannot tell (noise not measured)'."""
+    found = m.get("distortion_detected")
+    if "distortion_detected" not in m:
+        return "n/a"
+    return "yes" if found is True else "no" if found is False else "cannot tell (noise not measured)"
+
+
+def family_noise_text(m: dict[str, Any]) -> str:
+    """The noise at the detection lines: its level, 'none' (every period alike), or 'not measured'."""
+    noise = m.get("noise") or {}
+    if not noise.get("measured"):
+        return "not measured" if noise else "n/a"
+    if m.get("periods_identical") is True:
+        return "none"
+    return f"{_db_text(noise.get('level_db'))} dB"
+
+
+def _multitone_tests_lines(families: dict[str, Any]) -> list[str]:
+    """How the table's claims were tested: the number of tests, the adjustment, the false-claim rate."""
+    first = next(iter(families.values()))
+    tests = first.get("distortion_tests") or {}
+    if "tests" not in tests:
+        return []
+    memory = first["memory"].get("tests")
+    said = (
+        f"Distortion is claimed where the added level stands 20 dB above the floor and beyond the noise measured "
+        f"across periods (an F test of the detection lines against it: {tests['tests']} tests, even and odd in "
+        f"each family, Holm-adjusted, at a false-claim rate of {tests['claim_rate']:g})"
+    )
+    if memory:
+        said += f"; memory where the fitted delay is beyond 0 ({memory} t tests, Holm-adjusted, the same rate)"
+    return [said + ".", ""]
 
 
 def multitone_lines(r: Results) -> list[str]:
@@ -489,8 +607,19 @@ def multitone_lines(r: Results) -> list[str]:
         "two-tone products (docs/multitone.md). Levels in dB relative to the exact answers' mean level at the "
         f"excited lines. Overall distortion: {_db_text(overall)} dB (exact answers read the truncation floor).",
         "",
+        *_multitone_tests_lines(families),
         *_table(
-            ["family", "verdict", "distortion (dB)", "even added (dB)", "odd added (dB)", "floor (dB)", "memory"],
+            [
+                "family",
+                "verdict",
+                "distortion (dB)",
+                "even added (dB)",
+                "odd added (dB)",
+                "noise",
+                "floor (dB)",
+                "beyond the noise",
+                "memory",
+            ],
             [
                 [
                     family,
@@ -498,8 +627,10 @@ def multitone_lines(r: Results) -> list[str]:
                     _db_text(m["distortion_db"]),
                     _db_text(m["even_added_db"]),
                     _db_text(m["odd_added_db"]),
+                    family_noise_text(m),
                     _db_text(m["floor_db"]),
-                    _memory_text(m["memory"]),
+                    detected_text(m),
+                    memory_text(m["memory"]),
                 ]
                 for family, m in families.items()
             ],
@@ -926,13 +1057,31 @@ def _markdown(
 
 
 def accuracy_text(accuracy: dict[str, Any]) -> str:
-    """'exact rows (answer = truth truncated to 6 decimals): 9,600 of 9,600 = 1.0000 [0.9996, 1.0000] (Wilson 95 %)'."""
+    """'exact (answer = truth truncated to 6 decimals): 85 of 85 distinct prompts of 5 problems = 1.0000
+    [0.9571, 1.0000] (Wilson 95 % over distinct prompts; 1,280 of 1,280 rows)'. A document from
+    before units were counted says it in rows, as it was scored."""
     low, high = accuracy["wilson_95"]
+    if "n_units" not in accuracy:
+        return (
+            f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of the "
+            f"{accuracy['rows']:,} sinusoid rows scored = {accuracy['rate']:.4f} [{_num(low)}, {_num(high)}] "
+            "(Wilson 95 %)"
+        )
     return (
-        f"exact rows (answer = truth truncated to 6 decimals): {accuracy['correct']:,} of the {accuracy['rows']:,} "
-        "sinusoid rows scored "
-        f"= {accuracy['rate']:.4f} [{_num(low)}, {_num(high)}] (Wilson 95 %)"
+        f"exact (answer = truth truncated to 6 decimals): {accuracy['units_exact']:,} of "
+        f"{units_text(accuracy['n_units'], accuracy['unit'], accuracy['problems'])} = {_num(accuracy['unit_rate'])} "
+        f"[{_num(low)}, {_num(high)}] (Wilson 95 % over distinct prompts, each exact when most of its rows are; "
+        f"{accuracy['correct']:,} of {accuracy['rows']:,} sinusoid rows)"
     )
+
+
+def units_text(n: int, unit: str, problems: int | list[int]) -> str:
+    """'17 distinct prompts of 1 problem', '30 problems': what a count of evidence counts."""
+    plural = unit if n == 1 else (unit + "s" if not unit.endswith("s") else unit)
+    if unit == "problem":
+        return f"{n:,} {plural}"
+    k = len(problems) if isinstance(problems, list) else int(problems)
+    return f"{n:,} {plural} of {k:,} problem{'s' if k != 1 else ''}"
 
 
 def _write_one(r: Results, document_text: str, folder: Path) -> None:

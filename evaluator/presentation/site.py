@@ -52,10 +52,16 @@ from .report import (
     compliance_note,
     conditions_notes,
     coverage_notes,
+    detected_text,
     diagnostics_lines,
+    evidence_lines,
+    exact_units_text,
+    family_noise_text,
     interval_notes,
     interval_text,
     leaderboard,
+    mcnemar_text,
+    memory_text,
     na_notes,
     provenance_lines,
     repeatability_text,
@@ -586,14 +592,52 @@ def _multitone_table(r: Results) -> dict[str, Any] | None:
     return {
         "id": "multitone",
         "title": "Multi-tone measurement",
-        "header": ["family", "verdict", "distortion (dB)", "even added (dB)", "odd added (dB)", "floor (dB)"],
+        "header": [
+            "family",
+            "verdict",
+            "distortion (dB)",
+            "even added (dB)",
+            "odd added (dB)",
+            "floor (dB)",
+            "noise",
+            "beyond the noise",
+            "memory",
+        ],
         "rows": [
             [
                 _cell(family),
                 _cell(m["verdict"]),
                 *(_cell(_num(_level(m[k]), 1), _level(m[k]), numeric=True) for k in keys),
+                _cell(family_noise_text(m)),
+                _cell(detected_text(m)),
+                _cell(memory_text(m["memory"])),
             ]
             for family, m in families.items()
+        ],
+    }
+
+
+def _variants_table(r: Results) -> dict[str, Any] | None:
+    """GAP's paired comparison (report.md's variants table), its evidence said in units."""
+    found = r.extra.get("variants") or {}
+    entries = [v for by_kind in found.values() for v in by_kind.values()]
+    if not entries:
+        return None
+    return {
+        "id": "variants",
+        "title": "Variants (GAP): each variant minus its original on the same rows",
+        "note": " ".join(evidence_lines(entries)).replace("`", ""),
+        "header": ["family", "variant", "MB-Core diff", "exact units", "McNemar p (Holm) [discordant]"],
+        "rows": [
+            [
+                _cell(original),
+                _cell(kind),
+                _cell(_num(v["mb_core_diff"]), v["mb_core_diff"], numeric=True),
+                _cell(exact_units_text(v)),
+                _cell(mcnemar_text(v).replace("**", "")),
+            ]
+            for original, by_kind in found.items()
+            for kind, v in by_kind.items()
         ],
     }
 
@@ -750,7 +794,7 @@ class _Site:
             {"name": "MB-Core" + (" [95 %]" if wide else ""), "numeric": True, "optional": False},
             {"name": "MB-Plus", "numeric": True, "optional": False},
             {"name": "cal. MB-Plus" + (" [95 %]" if wide else ""), "numeric": True, "optional": False},
-            {"name": "exact rows", "numeric": True, "optional": False},
+            {"name": "exact prompts", "numeric": True, "optional": False},
             {"name": "compliance", "numeric": True, "optional": False},
             {"name": "families", "numeric": True, "optional": False},
         ]
@@ -761,7 +805,9 @@ class _Site:
             for r, (rank, tied) in zip(members, ranks(members), strict=True):
                 nc = r.extra.get("non_compliant") or {}
                 compliance = nc["compliant"] / nc["lines"] if nc.get("lines") else math.nan
-                accuracy = (r.extra.get("accuracy") or {}).get("rate", math.nan)
+                # Exact answers counted in distinct prompts (a document from before units: rows).
+                said = r.extra.get("accuracy") or {}
+                accuracy = said.get("unit_rate", said.get("rate", math.nan))
                 rows.append(
                     [
                         _cell(f"{rank}{'=' if tied else ''}", rank, numeric=True),
@@ -843,6 +889,9 @@ class _Site:
             tables.append(said_dynamics)
             notes.append(DYNAMICS_NOTE)
             notes += [f"{family}: {flag}." for family, d in r.extra["dynamics"].items() for flag in d.get("flags", [])]
+        said_variants = _variants_table(r)
+        if said_variants:
+            tables.append(said_variants)
         said_multitone = _multitone_table(r)
         if said_multitone:
             tables.append(said_multitone)

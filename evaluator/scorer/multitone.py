@@ -26,10 +26,21 @@ import numpy as np
 
 from mathbode.schema.drives import MULTISINE, TWO_TONE, MultitonePlan
 
-#: Where an added level counts as distortion: this far above the truncation floor.
+from .dynamics import delay_period, fit_delay, wrap_delay
+from .uncertainty import holm, t_cdf, t_quantile, t_ufuncs
+
+#: Where an added level counts as distortion: this far above the truncation floor (and beyond the
+#: noise, `CLAIM_RATE`).
 DETECTION_MARGIN_DB = 20.0
-#: Where a phase counts as memory: beyond this many degrees and outside its interval.
-MEMORY_PHASE_DEG = 3.0
+#: The false-claim rate of a multi-tone finding, after Holm over the model's families: a linear
+#: model with noise is read as distorted, or a memoryless one as having memory, in about one
+#: family reading in 1,000 (the single tones' rule: docs/intervals.md; measured in
+#: docs/calibration.md).
+CLAIM_RATE = 0.001
+#: A fitted delay closer to 0 than this is none, whatever its spread (the search's own precision).
+DELAY_RESOLUTION = 1e-4
+#: A memory model whose relative residual is below this names the memory (as for single tones).
+MODEL_FITS = 0.1
 #: One kind of added distortion this far above the other names the nonlinearity alone.
 DOMINANT_DB = 6.0
 #: Added distortion a static map explains at least this share of (power) is a static nonlinearity;
@@ -60,18 +71,6 @@ def _db(x: float) -> float | None:
 def _spectrum(v: np.ndarray, highest: int) -> np.ndarray:
     """Complex line amplitudes 2/T DFT at lines 0..highest (cos-phase convention)."""
     return 2 * np.fft.rfft(v)[: highest + 1] / len(v)
-
-
-def _t95(dof: int) -> float:
-    # Student t 0.975 quantiles (scipy is not a dependency); beyond 30, the normal's 1.96 + 2.4/dof.
-    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-             10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-             18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042}  # fmt: skip
-    if dof in table:
-        return table[dof]
-    if dof < 30:
-        return table[max(k for k in table if k < dof)]
-    return 1.96 + 2.4 / dof
 
 
 @dataclass(frozen=True)
@@ -170,30 +169,123 @@ def _rms(values: list[np.ndarray] | np.ndarray) -> np.ndarray:
     return np.sqrt(np.mean(np.abs(np.asarray(values)) ** 2, axis=0))
 
 
-def _memory(lines: np.ndarray, G: np.ndarray, T: int) -> dict[str, Any]:
-    """The BLA's phase read as a delay and as a first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1}),
-    each with a free real gain: a static map before or after the memory (Wiener, Hammerstein) scales
-    the BLA by a real factor (its Bussgang gain) and leaves the memory's phase alone."""
+def _lowpass_fits(lines: np.ndarray, G: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row of `G` (responses at `lines`), the first-order low-pass y_t = y_{t-1} + a (x_t - y_{t-1})
+    with a free real gain that fits it best: (a, gain, squared residual), one each per row."""
     w = 2 * np.pi * lines / T
-    unit = G / np.abs(G)
-    delays = np.arange(0, 16.0001, 0.005)
-    cost = [float(np.sum(np.abs(unit - np.exp(-1j * w * d)) ** 2)) for d in delays]
-    d = float(delays[int(np.argmin(cost))])
     alphas = np.arange(0.01, 1.00001, 0.001)
     H = alphas[:, None] / (1 - (1 - alphas[:, None]) * np.exp(-1j * w[None, :]))
-    # The least-squares real gain for each alpha, then the residual it leaves.
-    gains = np.sum((np.conj(H) * G[None, :]).real, axis=1) / np.sum(np.abs(H) ** 2, axis=1)
-    lp = np.sum(np.abs(G[None, :] - gains[:, None] * H) ** 2, axis=1)
-    best = int(np.argmin(lp))
-    a = float(alphas[best])
-    return {
+    rows = np.atleast_2d(G)
+    # The least-squares real gain for each (row, alpha), then the residual it leaves.
+    gains = (rows @ np.conj(H).T).real / np.sum(np.abs(H) ** 2, axis=1)[None, :]
+    error = np.sum(np.abs(rows[:, None, :] - gains[:, :, None] * H[None, :, :]) ** 2, axis=2)
+    best = np.argmin(error, axis=1)
+    picked = np.arange(len(rows))
+    return alphas[best], gains[picked, best], error[picked, best]
+
+
+def _memory(lines: np.ndarray, G: np.ndarray, T: int, Gi: np.ndarray | None = None) -> dict[str, Any]:
+    """The BLA's phase read as a delay and as a first-order low-pass, each with a free real gain (a
+    static map before or after the memory, Wiener or Hammerstein, scales the BLA by a real factor, its
+    Bussgang gain, and leaves the memory's phase alone); with `Gi` (each experiment's BLA), the delay's
+    test and both numbers' 95 % intervals from their spread across experiments.
+
+    Memory is claimed from the delay alone: it is signed (a memoryless model's scatters around 0 on
+    both sides, so a t test holds its rate), while a time constant is bounded at 0 and a low-pass
+    lags as well. Residuals are relative, sqrt(sum |G - M|^2 / sum |G|^2), as the single tones'."""
+    w = 2 * np.pi * lines / T
+    norm = float(np.sum(np.abs(G) ** 2))
+    d = float(fit_delay(lines, G[None, :])[0])
+    shift = np.exp(-1j * w * d)
+    delay_gain = float(np.mean((G * np.conj(shift)).real))
+    a, g, lp = (float(v[0]) for v in _lowpass_fits(lines, G, T))
+    out: dict[str, Any] = {
         "delay_steps": round(d, 3),
-        "delay_residual": round(min(cost), 6),
+        "delay_gain": round(delay_gain, 6),
+        "delay_residual": round(math.sqrt(float(np.sum(np.abs(G - delay_gain * shift) ** 2)) / norm), 6)
+        if norm > 0
+        else None,
         "lowpass_alpha": round(a, 3),
-        "lowpass_gain": round(float(gains[best]), 6),
-        "time_constant_steps": round(-1 / math.log(1 - a), 3) if a < 1 else 0.0,
-        "lowpass_residual": round(float(lp[best]), 6),
+        "lowpass_gain": round(g, 6),
+        "time_constant_steps": round(_tau(a), 3),
+        "lowpass_residual": round(math.sqrt(lp / norm), 6) if norm > 0 else None,
     }
+    if Gi is None:
+        return out
+    out |= _memory_test(lines, Gi, d, a, T)
+    return out
+
+
+def _tau(a: float) -> float:
+    return -1 / math.log(1 - a) if a < 1 else 0.0
+
+
+def _memory_test(lines: np.ndarray, Gi: np.ndarray, d: float, a: float, T: int) -> dict[str, Any]:
+    """The delay's two-sided t test against 0 over the experiments (each experiment's BLA fitted
+    alone; the spread of those fits is the delay's standard error times sqrt n), and 95 % intervals
+    of the delay and of the time constant."""
+    n = len(Gi)
+    if n < 2:
+        return {"experiments": n, "p_value": None, "delay_interval": None, "time_constant_interval": None}
+    period = delay_period(lines)
+    # The short way round from the pooled delay: fits near a wrap stay beside it.
+    each = d + wrap_delay(fit_delay(lines, Gi) - d, period)
+    se = float(np.std(each, ddof=1)) / math.sqrt(n)
+    if se > 0:
+        p = 2 * (1 - t_cdf(abs(d) / se, n - 1))
+    else:
+        p = 0.0 if abs(d) > DELAY_RESOLUTION else 1.0
+    if abs(d) <= DELAY_RESOLUTION:
+        p = 1.0
+    half = t_quantile(0.975, n - 1)
+    alphas = _lowpass_fits(lines, Gi, T)[0]
+    a_se = float(np.std(alphas, ddof=1)) / math.sqrt(n)
+    a_low, a_high = max(a - half * a_se, 0.0), min(a + half * a_se, 1.0)
+    return {
+        "experiments": n,
+        "p_value": float(min(max(p, 0.0), 1.0)),
+        "delay_interval": [round(d - half * se, 3), round(d + half * se, 3)],
+        # tau falls as a rises; an a at or below 0 is a memory without end (null: no upper bound).
+        "time_constant_interval": [round(_tau(a_high), 3), round(_tau(a_low), 3) if a_low > 0 else None],
+    }
+
+
+def _model(memory: dict[str, Any]) -> str:
+    """The memory model that fits the BLA: `delay`, `low-pass`, or `lag` (neither below `MODEL_FITS`)."""
+    delay, lowpass = memory.get("delay_residual"), memory.get("lowpass_residual")
+    if delay is None or lowpass is None or min(delay, lowpass) >= MODEL_FITS:
+        return "lag"
+    return "delay" if delay <= lowpass else "low-pass"
+
+
+def _noise_cells(exps: Sequence[_Experiment], H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per experiment with two periods or more, per line 0..H: the variance of its period mean
+    estimated from the spread across periods (`s2`), the periods (`P`), and the experiments' positions."""
+    where = [i for i, e in enumerate(exps) if len(e.Ys) > 1]
+    if not where:
+        return None
+    s2 = np.array(
+        [np.sum(np.abs(np.array(exps[i].Ys) - exps[i].Y) ** 2, axis=0) / (len(exps[i].Ys) - 1) / len(exps[i].Ys)
+         for i in where]
+    )  # fmt: skip
+    return s2, np.array([len(exps[i].Ys) for i in where]), np.array(where)
+
+
+def _beyond_noise(D: np.ndarray, s2: np.ndarray, periods: np.ndarray) -> float:
+    """The p-value of the added power in `D` (experiments x lines, the ones with a noise estimate)
+    against the noise `s2` measured at the same cells: under a linear model plus noise each |D|^2 is
+    the noise of a period mean (complex: 2 degrees of freedom) and each s2 its estimate from the
+    periods (2 (P - 1)), so their sums' ratio is F distributed; the noise level of each experiment
+    (pooled over its lines) weighs the degrees of freedom (Satterthwaite), as levels differ between
+    questions. Noise measured as exactly zero (every period alike): any added power repeats."""
+    added, noise = float(np.sum(np.abs(D) ** 2)), float(np.sum(s2))
+    if noise <= 0:
+        return 0.0 if added > 0 else 1.0
+    level = np.repeat(s2.mean(axis=1, keepdims=True), s2.shape[1], axis=1)
+    total = float(level.sum())
+    dfn = 2 * total**2 / float(np.sum(level**2))
+    dfd = 2 * total**2 / float(np.sum(level**2 / (periods[:, None] - 1)))
+    return float(t_ufuncs().fdtrc(dfn, dfd, added / noise))
 
 
 #: Why a stateless run's BLA phase is not read as memory (the verdict and the report say it).
@@ -202,13 +294,21 @@ STATELESS_MEMORY = (
     "memoryless map and its BLA phase is 0 by construction; a phase there is prompt-specific inconsistency "
     "(its spread across realizations), not lag. Run --protocol sequential to read memory."
 )
+#: Why the noise was not measured when the periods were copies of one answer.
+COPIES = "noise not measured: each distinct prompt was asked once (--dedupe), so the periods are copies"
+#: Why the noise was not measured with one period.
+ONE_PERIOD = "noise not measured: no realization was answered in two periods"
 
 
 def measure_family(
-    sweeps: Sequence[MultitoneSweep], plan: MultitonePlan, protocol: str = "sequential"
+    sweeps: Sequence[MultitoneSweep], plan: MultitonePlan, protocol: str = "sequential", copies: bool = False
 ) -> dict[str, Any] | None:
     """The multi-tone reading of one family (None without a complete multisine sweep). In the
-    stateless `protocol` no memory is claimed: `memory` says why instead of reading the phase."""
+    stateless `protocol` no memory is claimed: `memory` says why instead of reading the phase.
+    `copies`: the periods repeat one answer per prompt (a --dedupe run), so they measure no noise.
+
+    The claims (`distortion_detected`, `memory.found`, the verdict) are made from this family's
+    tests alone; `conclude` makes them again over several families' tests (Holm)."""
     T, H = plan.time_steps, plan.highest_line
     exps = _experiments(sweeps, MULTISINE, H)
     if not exps:
@@ -221,24 +321,24 @@ def measure_family(
     Gi = Y[:, excited] / X[:, excited]
     G = Gi.mean(axis=0)
     detect = [k for k in range(1, H + 1) if k not in plan.excited_lines]
-    memory = _memory(excited, G, T)
+    memory = _memory(excited, G, T, Gi if protocol != "stateless" else None)
     Gd = _carried(excited, G, detect, memory, T)
     D = Y[:, detect] - Gd * X[:, detect]
     # The BLA over every line of the period, for the static map's fit (0: the constant fits the mean).
     full = np.concatenate([[1.0], _carried(excited, G, range(1, T // 2 + 1), memory, T)])
     static_share = _static_share(exps, detect, D, full, H)
-    t = _t95(n - 1) if n > 1 else math.nan
+    t = t_quantile(0.975, n - 1) if n > 1 else math.nan
     gain_i, phase_i = np.abs(Gi), np.angle(Gi / G)
     half_gain = t * gain_i.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(len(excited), math.nan)
     half_phase = (
         np.degrees(t * phase_i.std(axis=0, ddof=1) / math.sqrt(n)) if n > 1 else np.full(len(excited), math.nan)
     )
     # Noise: the spread across periods of one realization (variance of the period mean).
-    noise_var = np.zeros(H + 1)
-    with_periods = [e for e in exps if len(e.Ys) > 1]
-    for e in with_periods:
-        noise_var += np.sum(np.abs(np.array(e.Ys) - e.Y) ** 2, axis=0) / (len(e.Ys) - 1) / len(e.Ys)
-    noise_var = noise_var / len(with_periods) if with_periods else np.full(H + 1, np.nan)
+    cells = None if copies else _noise_cells(exps, H)
+    if cells is not None:
+        noise_var = cells[0].mean(axis=0)
+    else:
+        noise_var = np.full(H + 1, np.nan)
     resid = Y[:, excited] - G * X[:, excited]
     total_var = np.sum(np.abs(resid) ** 2, axis=0) / max(n - 1, 1)
     stochastic_var = np.maximum(total_var - noise_var[excited], 0)
@@ -276,68 +376,141 @@ def measure_family(
     even_db, odd_db = _db(float(_rms(even)) / ref), _db(float(_rms(odd)) / ref)
     signal_power = float(np.mean(np.abs(X[:, excited]) ** 2) * len(excited))
     distortion_power = float(np.mean(np.abs(D) ** 2) * len(detect))
-    phases = np.degrees(np.angle(G))
+    # The noise at the detection lines (each line's period-mean variance, averaged): the level the
+    # added distortion is judged against, on the same footing.
+    detection_noise = float(np.mean(noise_var[detect])) if cells is not None else math.nan
+    noise: dict[str, Any] = {
+        "measured": cells is not None,
+        "level_db": (_db(math.sqrt(detection_noise) / ref) if detection_noise > 0 else None)
+        if cells is not None
+        else None,
+    }
+    p_values: dict[str, float | None] = {"even": None, "odd": None}
+    share_beyond_noise = static_share
+    if cells is not None:
+        s2, periods, at = cells
+        for kind, parity in (("even", 0), ("odd", 1)):
+            group = np.array([j for j, k in enumerate(detect) if k % 2 == parity], dtype=np.int64)
+            columns = [detect[j] for j in group]
+            p_values[kind] = _beyond_noise(D[np.ix_(at, group)], s2[:, columns], periods)
+        if static_share is not None and distortion_power > 0:
+            # The static map's share of what the noise does not explain (noise is white to it): the
+            # share the verdict reads, none where the noise holds all of the added power.
+            beyond = 1 - detection_noise * len(detect) * n / float(np.sum(np.abs(D) ** 2))
+            share_beyond_noise = min(static_share / beyond, 1.0) if beyond > 0 else None
+    else:
+        noise["why"] = COPIES if copies else ONE_PERIOD
     if protocol == "stateless":
         memory = {"read": False, "found": None, "why": STATELESS_MEMORY}
     else:
         memory["read"] = True
-        memory["found"] = bool(
-            np.any((np.abs(phases) > MEMORY_PHASE_DEG) & ~(np.abs(phases) <= np.nan_to_num(half_phase, nan=0.0)))
-        )
-    bound = TRUNCATION * 2  # worst case: every step off by a whole truncation, all in phase
-    return {
+    out = {
         "reference_level": ref,
         "experiments": n,
         "lines": lines,
         "bla_intervals": intervals,
         "floor_db": floor_db,
-        "truncation_bound_db": _db(bound / ref),
+        "truncation_bound_db": _db(TRUNCATION * 2 / ref),  # worst case: every step a whole truncation off, in phase
         "even_added_db": even_db,
         "odd_added_db": odd_db,
         "distortion_db": _db(math.sqrt(distortion_power / signal_power)),
         "static_share": None if static_share is None else round(static_share, 4),
+        "static_share_beyond_noise": None if share_beyond_noise is None else round(share_beyond_noise, 4),
         # A deterministic model answers each period of a realization alike: its noise is exactly zero
         # (no dB: `noise_db` null), which the report says as "none", apart from not measured (null here).
         "periods_identical": (
-            all(all(np.array_equal(e.Ys[0], ys) for ys in e.Ys[1:]) for e in with_periods) if with_periods else None
+            all(all(np.array_equal(e.Ys[0], ys) for ys in e.Ys[1:]) for e in exps if len(e.Ys) > 1)
+            if cells is not None
+            else None
         ),
+        "noise": noise,
+        "distortion_tests": {"even_p": p_values["even"], "odd_p": p_values["odd"]},
         "memory": memory,
-        "verdict": verdict(even_db, odd_db, floor_db, memory["found"], static_share),
         "two_tone": two_tone(sweeps, plan, excited, G),
     }
+    return conclude({"family": out})["family"]
 
 
-def verdict(
-    even_db: float | None,
-    odd_db: float | None,
-    floor_db: float | None,
-    memory: bool | None,
-    static_share: float | None = None,
-) -> str:
-    """Linear within the floor, static nonlinearity (even / odd / even and odd), per-prompt inconsistency,
-    memory, or a mix; `memory` None: not read (the stateless protocol), said after the rest.
+def conclude(families: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The claims of each family's reading, with its tests Holm-adjusted over every family here:
+    the even and odd distortion tests (two a family) together, the memory tests together. Sets
+    `distortion_tests.*_p_holm`, `distortion_detected`, `memory.p_value_holm`, `memory.found`,
+    `memory.model` and `verdict`; `tests` counts the tests each adjustment was over."""
+    keys = [(f, kind) for f, m in families.items() for kind in ("even", "odd")
+            if m["distortion_tests"][f"{kind}_p"] is not None]  # fmt: skip
+    adjusted = dict(zip(keys, holm([families[f]["distortion_tests"][f"{kind}_p"] for f, kind in keys]), strict=True))
+    memories = [f for f, m in families.items() if m["memory"].get("read") and m["memory"].get("p_value") is not None]
+    memory_adjusted = dict(zip(memories, holm([families[f]["memory"]["p_value"] for f in memories]), strict=True))
+    for f, m in families.items():
+        limit = (m["floor_db"] if m["floor_db"] is not None else -math.inf) + DETECTION_MARGIN_DB
+        found: dict[str, bool | None] = {}
+        for kind in ("even", "odd"):
+            above = m[f"{kind}_added_db"] is not None and m[f"{kind}_added_db"] > limit
+            p = adjusted.get((f, kind))
+            m["distortion_tests"][f"{kind}_p_holm"] = p
+            found[kind] = (above and p < CLAIM_RATE) if p is not None else (None if above else False)
+        m["distortion_tests"]["tests"] = len(keys)
+        m["distortion_tests"]["claim_rate"] = CLAIM_RATE
+        detected = [found["even"], found["odd"]]
+        m["distortion_detected"] = True if True in detected else (None if None in detected else False)
+        memory = m["memory"]
+        if memory.get("read"):
+            p = memory_adjusted.get(f)
+            memory["p_value_holm"] = p
+            memory["tests"] = len(memories)
+            memory["found"] = None if p is None else bool(p < CLAIM_RATE)
+            memory["model"] = _model(memory) if memory["found"] else None
+        m["verdict"] = verdict(m, found)
+    return families
 
-    Distortion counts 20 dB above the floor. A static map must explain at least half its power
-    (`STATIC_SHARE`), else it is per-prompt inconsistency; a static map is named by the kinds of line
-    it adds on (one kind 6 dB above the other names that kind alone: a map of the itself nonlinear
-    truth leaves a little of the other)."""
-    limit = (floor_db if floor_db is not None else -math.inf) + DETECTION_MARGIN_DB
-    even = even_db is not None and even_db > limit
-    odd = odd_db is not None and odd_db > limit
-    parts = ["memory"] if memory else []
-    if (even or odd) and (static_share is None or static_share < STATIC_SHARE):
-        parts.append(INCONSISTENCY)
-    elif even and odd and abs((even_db or 0) - (odd_db or 0)) < DOMINANT_DB:
-        parts.append("static nonlinearity (even and odd)")
-    elif even or odd:
-        dominant = "even" if (even and not odd) or (even and odd and (even_db or 0) > (odd_db or 0)) else "odd"
-        parts.append(f"static nonlinearity ({dominant})")
-    said = " and ".join(parts) if parts else "linear within the floor"
-    return f"{said}; {STATELESS_VERDICT}" if memory is None else said
+
+def verdict(m: dict[str, Any], found: dict[str, bool | None]) -> str:
+    """Linear within the noise (or the floor), static nonlinearity (even / odd / even and odd),
+    per-prompt inconsistency, memory, or a mix; added distortion whose noise was not measured is
+    said to be undecided; memory not read (the stateless protocol) is said after the rest.
+
+    A static map must explain at least half the distortion beyond the noise (`STATIC_SHARE`), else
+    it is per-prompt inconsistency (errors that repeat across periods); a static map is named by the
+    kinds of line it adds on (one kind 6 dB above the other names that kind alone: a map of the
+    itself nonlinear truth leaves a little of the other)."""
+    memory = m["memory"]
+    parts = (
+        [f"memory ({memory['model']})" if memory.get("model") not in (None, "lag") else "memory"]
+        if memory.get("found")
+        else []
+    )
+    even, odd = found["even"] is True, found["odd"] is True
+    share = m.get("static_share_beyond_noise")
+    if even or odd:
+        if share is None or share < STATIC_SHARE:
+            parts.append(INCONSISTENCY)
+        elif even and odd and abs((m["even_added_db"] or 0) - (m["odd_added_db"] or 0)) < DOMINANT_DB:
+            parts.append("static nonlinearity (even and odd)")
+        else:
+            dominant = "even" if even and (not odd or (m["even_added_db"] or 0) > (m["odd_added_db"] or 0)) else "odd"
+            parts.append(f"static nonlinearity ({dominant})")
+    elif None in found.values():
+        parts.append(UNDECIDED)
+    elif not parts:
+        parts.append("linear within the noise" if _noisy(m) else "linear within the floor")
+    said = " and ".join(parts)
+    return f"{said}; {STATELESS_VERDICT}" if not memory.get("read") else said
 
 
-#: Added distortion no static map of the answer explains: errors particular to each prompt.
-INCONSISTENCY = "per-prompt inconsistency (no static map of the answer explains it)"
+def _noisy(m: dict[str, Any]) -> bool:
+    """Whether the family's answers held measured noise (not none, not unmeasured)."""
+    return bool(m["noise"]["measured"]) and m.get("periods_identical") is False
+
+
+#: Added distortion no static map of the answer explains: errors particular to each prompt that
+#: repeat when it is asked again.
+INCONSISTENCY = (
+    "per-prompt inconsistency (errors that repeat across periods; no static map of the answer explains them)"
+)
+#: Distortion above the floor when the noise was not measured: noise and per-prompt errors look alike.
+UNDECIDED = (
+    "added distortion above the floor, undecided: noise not measured, so errors that repeat are not told from noise"
+)
 
 
 #: The verdict's closing words in the stateless protocol (`STATELESS_MEMORY` says why).

@@ -43,12 +43,12 @@ from .aggregate import (
 from .diagnostics import diagnostics, transient_tables
 from .dynamics import dynamics
 from .metrics import SWEEP_METRICS, sweep_metrics
-from .multitone import MultitoneSweep, measure_family, summarize
+from .multitone import MultitoneSweep, conclude, measure_family, summarize
 from .phase_parts import phase_parts
 from .reference_index import reference_index
 from .repeatability import repeatability
 from .uncertainty import Reported, score_intervals, wilson_interval
-from .variants import variant_scores
+from .variants import PROMPT, majority, variant_scores
 
 CUSTOM = "custom"
 #: How a file's answers were obtained when its lines' `meta` does not say: the paper's way.
@@ -77,16 +77,30 @@ class _CorrectRows(Mapping[RowKey, bool]):
     """Row key -> correct, for the rows in scope; the mapping is made when first read (only a
     comparison of two submissions reads it)."""
 
-    def __init__(self, rows: np.ndarray, where: np.ndarray, hits: np.ndarray, universe: Universe) -> None:
+    def __init__(
+        self, rows: np.ndarray, where: np.ndarray, hits: np.ndarray, universe: Universe, prompts: np.ndarray
+    ) -> None:
         self._row_ids, self._where, self._hits, self._universe = rows, where, hits, universe
+        self._prompts = prompts
         self._made: dict[RowKey, bool] | None = None
+        self._units: dict[RowKey, int] | None = None
+
+    def _keys(self) -> list[RowKey]:
+        return [row_key_of(row, self._universe) for row in self._row_ids[self._where].tolist()]
 
     @property
     def _rows(self) -> dict[RowKey, bool]:
         if self._made is None:
-            keys = [row_key_of(row, self._universe) for row in self._row_ids[self._where].tolist()]
-            self._made = dict(zip(keys, self._hits.tolist(), strict=True))
+            self._made = dict(zip(self._keys(), self._hits.tolist(), strict=True))
         return self._made
+
+    @property
+    def units(self) -> dict[RowKey, int]:
+        """Row key -> the number of its distinct prompt: rows asking one prompt are one unit of
+        evidence (a paired test counts them once)."""
+        if self._units is None:
+            self._units = dict(zip(self._keys(), self._prompts.tolist(), strict=True))
+        return self._units
 
     def __getitem__(self, key: RowKey) -> bool:
         return self._rows[key]
@@ -381,13 +395,8 @@ def score(
     in_scope_line = scoped_row[where_all]
     answered_rows = _answered_rows(index, where, where_all[in_scope_line], y, universe.slots)
     unanswered = [(answers.at(i), values[i]) for i in np.flatnonzero(in_scope_line & np.isnan(values)).tolist()]
-    rows = hits.size
-    accuracy = {
-        "correct": int(hits.sum()),
-        "rows": rows,
-        "rate": float(hits.mean()) if rows else math.nan,
-        "wilson_95": wilson_interval(int(hits.sum()), rows),
-    }
+    prompts = index.prompt_id[where]
+    accuracy = exact_units(hits, prompts, [(s.family, s.question_id) for s in scoped])
     extra: dict[str, Any] = {}
     total = overall(fam, universe.families)
     if resamples > 0 and n_sweeps:
@@ -423,11 +432,20 @@ def score(
         extra["phase_parts"] = parts
     if reference.variants and n_sweeps:
         extra["variants"] = variant_scores(
-            sweeps, scoped, hits, reference.variants, config, sequential=conditions.get("protocol") == "sequential"
+            sweeps,
+            scoped,
+            hits,
+            reference.variants,
+            config,
+            sequential=conditions.get("protocol") == "sequential",
+            prompts=prompts,
         )
     if multitone_answered:
         protocol = conditions.get("protocol", "stateless")
-        extra["multitone"] = multitone_reading(index, y_all, multitone_answered, universe.layout.multitone, protocol)
+        copies = conditions.get("dedupe") == "yes"
+        extra["multitone"] = multitone_reading(
+            index, y_all, multitone_answered, universe.layout.multitone, protocol, copies
+        )
     found = dynamics(sweeps, conditions) if n_sweeps else None
     if found is not None:
         extra["dynamics"] = found
@@ -458,7 +476,7 @@ def score(
             **extra,
         },
         provenance=provenance(reference, config, preset_name, parser),
-        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel(), universe),
+        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel(), universe, prompts.ravel()),
         chirp=chirp,
         step=step,
         step_curves=step_curves,
@@ -466,10 +484,32 @@ def score(
     )
 
 
+def exact_units(hits: np.ndarray, prompts: np.ndarray, problems: Sequence[tuple[str, int]]) -> dict[str, Any]:
+    """`accuracy` of scores.json: the rows answered exactly, and the Wilson interval over distinct
+    prompts (rows asking one prompt are one unit: copies under --dedupe, repeat measurements
+    otherwise; a prompt is exact when strictly more than half of its rows are). `problems`: each
+    scoped sweep's (family, question), which the units are drawn from."""
+    rows = hits.size
+    exact, _ = majority(prompts.ravel(), hits.ravel())
+    units = int(exact.size)
+    return {
+        "correct": int(hits.sum()),
+        "rows": rows,
+        "rate": float(hits.mean()) if rows else math.nan,
+        "unit": PROMPT,
+        "n_units": units,
+        "units_exact": int(exact.sum()),
+        "unit_rate": float(exact.mean()) if units else math.nan,
+        "problems": len(set(problems)),
+        "wilson_95": wilson_interval(int(exact.sum()), units),
+    }
+
+
 def multitone_reading(
-    index: Any, y_all: np.ndarray, answered: list[SweepKey], plan: MultitonePlan, protocol: str
+    index: Any, y_all: np.ndarray, answered: list[SweepKey], plan: MultitonePlan, protocol: str, copies: bool = False
 ) -> dict[str, Any]:
-    """`multitone` of scores.json: each family's multi-tone measurement (see `multitone`) and the overall summary."""
+    """`multitone` of scores.json: each family's multi-tone measurement (see `multitone`), its claims
+    Holm-adjusted over the families, the families not measured and why, and the overall summary."""
     by_family: dict[str, list[MultitoneSweep]] = {}
     rows = np.concatenate([index.steps[s] for s in answered]) if answered else np.zeros(0, dtype=np.int64)
     for s in answered:
@@ -484,6 +524,18 @@ def multitone_reading(
                 y_all[steps],
             )
         )
-    families = {f: m for f, sweeps in by_family.items() if (m := measure_family(sweeps, plan, protocol)) is not None}
+    measured = {f: measure_family(sweeps, plan, protocol, copies) for f, sweeps in by_family.items()}
+    families = conclude({f: m for f, m in measured.items() if m is not None})
+    not_measured = {}
+    for f in (f for f, m in measured.items() if m is None):
+        steps = np.concatenate([index.steps[s] for s in answered if s.family == f])
+        compliant = int(np.isfinite(y_all[steps]).sum())
+        not_measured[f] = (
+            f"not measured: no realization fully answered ({compliant:,} of {steps.size:,} rows compliant; "
+            "an experiment needs every step of a period)"
+        )
     counts = {"rows": int(rows.size), "answers": int(np.isfinite(y_all[rows]).sum())}
-    return {"protocol": protocol, **counts, "families": families, "summary": summarize(families)}
+    out = {"protocol": protocol, **counts, "families": families, "summary": summarize(families)}
+    if not_measured:
+        out["not_measured"] = not_measured
+    return out

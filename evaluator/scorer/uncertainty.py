@@ -44,7 +44,7 @@ import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import NormalDist
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -541,6 +541,22 @@ def shared_sweeps(a: Table, b: Table) -> tuple[Table, Table]:
     return a.take([i for i, _ in pairs]), b.take([j for _, j in pairs])
 
 
+def by_problem(sweeps: Table) -> Table:
+    """The sweeps with those of one problem at one frequency (family, question, frequency) taken
+    together as one: the cell means of their inputs, the first sweep's key. An interval over
+    problems counts each problem once in a cell, as a test over problems must (a problem asked at
+    two amplitudes is one problem, not two). Sweeps alone in their group pass unchanged."""
+    groups = sweeps.groups(["family", "question_id", "frequency_cycles"])
+    if all(len(where) == 1 for _, where in groups):
+        return sweeps
+    numbers = sweeps.numbers(list(INPUTS))
+    firsts = sweeps.take([int(where[0]) for _, where in groups])
+    means = np.array([_cell_means(numbers[where][None, :, :])[0] for _, where in groups])
+    for j, name in enumerate(INPUTS):
+        firsts[name] = means[:, j]
+    return firsts
+
+
 def paired_difference(a: Table, b: Table, config: ScoreConfig, score: str) -> dict[str, Any]:
     """Score(a) - score(b) on their shared sweeps, with a 95 % interval and the two-sided p-value of
     a paired t test (both scores expanded in the same sweeps, the difference sweep by sweep)."""
@@ -568,6 +584,18 @@ def paired_difference(a: Table, b: Table, config: ScoreConfig, score: str) -> di
         else:
             out["p_value"] = min(1.0, 2 * (1 - t_cdf(abs(point) / math.sqrt(variance), df)))
     return out
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of `p_values` (the family-wise error held at any level)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
 
 
 def wilson_interval(successes: int, trials: int, level: float = LEVEL) -> list[float] | None:
@@ -603,12 +631,28 @@ def mcnemar(only_a: int, only_b: int) -> float:
 
 
 def paired_correctness(a: Mapping[Any, bool], b: Mapping[Any, bool]) -> dict[str, Any]:
-    """McNemar's test on the rows both were scored on (each: row key -> answer correct)."""
+    """McNemar's test on what both were scored on (each: row key -> answer correct), counted in
+    distinct prompts where the first knows its rows' prompts (`units`: row key -> prompt number):
+    rows asking one prompt are one unit, exact when strictly more than half of its rows are."""
     shared = a.keys() & b.keys()
-    only_a = sum(1 for k in shared if a[k] and not b[k])
-    only_b = sum(1 for k in shared if b[k] and not a[k])
+    units: Mapping[Any, int] | None = getattr(a, "units", None)
+    if units is None:
+        only_a = sum(1 for k in shared if a[k] and not b[k])
+        only_b = sum(1 for k in shared if b[k] and not a[k])
+        unit, n_units = "row", len(shared)
+    else:
+        groups: dict[int, list[Any]] = {}
+        for k in shared:
+            groups.setdefault(units[k], []).append(k)
+        exact_a = [2 * sum(a[k] for k in keys) > len(keys) for keys in groups.values()]
+        exact_b = [2 * sum(b[k] for k in keys) > len(keys) for keys in groups.values()]
+        only_a = sum(x and not y for x, y in zip(exact_a, exact_b, strict=True))
+        only_b = sum(y and not x for x, y in zip(exact_a, exact_b, strict=True))
+        unit, n_units = "distinct prompt", len(groups)
     return {
         "shared_rows": len(shared),
+        "unit": unit,
+        "n_units": n_units,
         "only_first_correct": only_a,
         "only_second_correct": only_b,
         "mcnemar_p_value": mcnemar(only_a, only_b),

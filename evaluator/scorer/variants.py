@@ -11,8 +11,16 @@ difference here is paired:
   interval with the reason where a cell is too small);
 - the mid-band |G - 1| and phase error: variant minus original, the means over the shared mid-band sweeps;
 - the exact-row share of each (the answer is the truth truncated to six decimals), and GAP's
-  exact McNemar test on the discordant rows (a binomial test of one side's count against half
+  exact McNemar test on the discordant units (a binomial test of one side's count against half
   the discordant pairs: exact at any count, as GAP reports it).
+
+Evidence is counted in units, never in rows: rows that ask the same pair of prompts are one unit
+(copies under --dedupe, repeat measurements otherwise), and with two problems or more (a release
+built with `--questions N`) the unit is the problem. A distinct prompt is exact when most of its
+rows are (strictly more than half); a problem when most of its distinct prompts are. The MB-Core
+interval is over problems too when there are two or more (each problem's sweeps of one frequency
+taken as one); within one problem it is over sweeps and says so. `mcnemar_p_holm` adjusts the
+McNemar p-values over every pair of the submission (Holm).
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from mathbode.schema.keys import SweepKey
 from ..table import Table
 from .aggregate import ScoreConfig
 from .dynamics import dynamics_difference
-from .uncertainty import paired_difference
+from .uncertainty import by_problem, holm, paired_difference, shared_sweeps
 
 KERNEL = "kernel"
 
@@ -59,10 +67,48 @@ def _mid_band_mean(sweeps: Table, column: str, config: ScoreConfig, fold: float 
     return float(values.mean()) if values.size else math.nan
 
 
-def _shared_hits(
-    variant: str, original: str, scoped: Sequence[SweepKey], hits: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The per-row correctness of the variant's and the original's rows that pair, aligned."""
+#: The unit of evidence with two problems or more, and within one.
+PROBLEM, PROMPT = "problem", "distinct prompt"
+
+
+def majority(groups: np.ndarray, exact: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per distinct value of `groups` (in sorted order): whether strictly more than half of its
+    `exact` hold, and the position of its first member."""
+    values, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
+    counts = np.bincount(inverse, minlength=len(values))
+    hits = np.bincount(inverse, weights=exact.astype(float), minlength=len(values))
+    return 2 * hits > counts, first
+
+
+def unit_counts(original: np.ndarray, variant: np.ndarray, prompts: np.ndarray, problems: np.ndarray) -> dict[str, Any]:
+    """Exactness counted in units: `original`, `variant` (bool), `prompts` (the unit key of each
+    paired row: one value per distinct pair of prompts) and `problems` (each row's problem), flat."""
+    prompt_original, first = majority(prompts, original)
+    prompt_variant, _ = majority(prompts, variant)
+    prompt_problem = problems[first]
+    distinct = np.unique(prompt_problem)
+    if len(distinct) >= 2:
+        unit = PROBLEM
+        mine, _ = majority(prompt_problem, prompt_variant)
+        theirs, _ = majority(prompt_problem, prompt_original)
+    else:
+        unit, mine, theirs = PROMPT, prompt_variant, prompt_original
+    only_original, only_variant = int((theirs & ~mine).sum()), int((mine & ~theirs).sum())
+    return {
+        "unit": unit,
+        "n_units": int(len(mine)),
+        "problems": [int(q) for q in distinct],
+        "distinct_prompts": int(len(prompt_original)),
+        "units_exact_original": int(theirs.sum()),
+        "units_exact_variant": int(mine.sum()),
+        "only_original_exact": only_original,
+        "only_variant_exact": only_variant,
+        "mcnemar_p": exact_mcnemar(only_original, only_variant),
+    }
+
+
+def _pairs(variant: str, original: str, scoped: Sequence[SweepKey]) -> tuple[np.ndarray, np.ndarray]:
+    """The positions in `scoped` of the variant's and the original's sweeps that pair, aligned."""
     position = {sweep: i for i, sweep in enumerate(scoped)}
     mine, theirs = [], []
     for i, sweep in enumerate(scoped):
@@ -72,10 +118,7 @@ def _shared_hits(
         if j is not None:
             mine.append(i)
             theirs.append(j)
-    width = hits.shape[1] if hits.ndim == 2 else 0
-    if not mine:
-        return np.zeros((0, width), dtype=bool), np.zeros((0, width), dtype=bool)
-    return hits[mine], hits[theirs]
+    return np.asarray(mine, dtype=np.int64), np.asarray(theirs, dtype=np.int64)
 
 
 def variant_scores(
@@ -85,11 +128,16 @@ def variant_scores(
     variants: Mapping[str, tuple[str, str]],
     config: ScoreConfig,
     sequential: bool = False,
+    prompts: np.ndarray | None = None,
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """`variants.<original>.<kind>` of scores.json: each variant answered beside its original,
     paired on the same rows (`variants`: variant family -> (original, kind); `hits`: per scoped
-    sweep, per step, whether the answer is exact). A sequential run adds the difference in the
-    identified dynamics (a stateless model cannot lag, so there is none to compare)."""
+    sweep, per step, whether the answer is exact; `prompts`: the same shape, each row's prompt
+    number, so that rows asking one prompt count once). A sequential run adds the difference in
+    the identified dynamics (a stateless model cannot lag, so there is none to compare)."""
+    if prompts is None:  # every row its own prompt
+        prompts = np.arange(hits.size, dtype=np.int64).reshape(hits.shape)
+    questions = np.array([s.question_id for s in scoped], dtype=np.int64)
     out: dict[str, dict[str, dict[str, Any]]] = {}
     answered = set(sweeps["family"].tolist()) if not sweeps.empty else set()
     for name, (original, kind) in variants.items():
@@ -97,18 +145,29 @@ def variant_scores(
             continue
         mine = _as_family(sweeps, name, original)
         theirs = _as_family(sweeps, original, original)
-        core = paired_difference(mine, theirs, config, "mb_core")
-        calibrated = paired_difference(mine, theirs, config, "mb_core_calibrated")
-        variant_hits, original_hits = _shared_hits(name, original, scoped, hits)
-        only_original = int((original_hits & ~variant_hits).sum())
-        only_variant = int((variant_hits & ~original_hits).sum())
+        at_mine, at_theirs = _pairs(name, original, scoped)
+        variant_hits, original_hits = hits[at_mine], hits[at_theirs]
+        # One unit per distinct pair of prompts: the original's and the variant's prompt numbers.
+        pair_key = prompts[at_theirs].astype(np.int64) * (int(prompts.max(initial=0)) + 1) + prompts[at_mine]
+        problems = np.repeat(questions[at_theirs], hits.shape[1] if hits.ndim == 2 else 0)
+        units = unit_counts(original_hits.ravel(), variant_hits.ravel(), pair_key.ravel(), problems)
+        shared_mine, shared_theirs = shared_sweeps(mine, theirs)
+        over_problems = units["unit"] == PROBLEM
+        if over_problems:
+            shared_mine, shared_theirs = by_problem(shared_mine), by_problem(shared_theirs)
+        core = paired_difference(shared_mine, shared_theirs, config, "mb_core")
+        calibrated = paired_difference(shared_mine, shared_theirs, config, "mb_core_calibrated")
         rows = int(original_hits.size)
         entry: dict[str, Any] = {
             "family": name,
             "kind": KERNEL if kind == KERNEL else "surface",
-            "shared_sweeps": core["shared_sweeps"],
+            "shared_sweeps": len(at_mine),
             "mb_core_diff": core["difference"],
             "mb_core_diff_interval": core["interval"],
+            "mb_core_diff_unit": PROBLEM if over_problems else "sweep",
+            "mb_core_diff_n_units": len({int(q) for q in shared_theirs["question_id"]})
+            if over_problems
+            else core["shared_sweeps"],
         }
         if core["interval"] is None:
             entry["mb_core_diff_no_interval"] = core.get("no_interval") or "no sweep is shared"
@@ -121,11 +180,13 @@ def variant_scores(
             "shared_rows": rows,
             "exact_share_original": float(original_hits.mean()) if rows else None,
             "exact_share_variant": float(variant_hits.mean()) if rows else None,
-            "only_original_exact": only_original,
-            "only_variant_exact": only_variant,
-            "mcnemar_p": exact_mcnemar(only_original, only_variant),
+            **units,
         }
         if sequential:
             entry |= dynamics_difference(mine, theirs)
         out.setdefault(original, {})[kind] = entry
+    entries = [entry for by_kind in out.values() for entry in by_kind.values()]
+    for entry, adjusted in zip(entries, holm([e["mcnemar_p"] for e in entries]), strict=True):
+        entry["mcnemar_p_holm"] = adjusted
+        entry["mcnemar_tests"] = len(entries)
     return out

@@ -1,0 +1,138 @@
+"""Every verdict's and test's false-claim rate on null models with the presets' own row structure.
+
+    python benchmarks/bench_calibration.py [--repetitions 200] [--only NAME,...] [--docs docs/calibration.md]
+
+Builds a multi-tone release and a GAP release (MVP and, with `--questions`, PAIRED) into a
+temporary folder, then reads each null model of `calibration.MODELS` on each structure
+`--repetitions` times (see `calibration`) and prints one table: each claim's count, its rate, its
+nominal rate and the bound a correct method stays under (nominal + 3 binomial standard errors).
+`--docs FILE` writes the table between the markers of that file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from calibration import MODELS, NOMINAL, Prepared, Structure, binomial_bound, calibrate
+
+from mathbode.hub.reference import resolve_reference
+
+START, END = "<!-- calibration table: begin -->", "<!-- calibration table: end -->"
+
+#: Which models each structure reads (the slow sequential scores carry the lag test's resampling,
+#: so they read the nulls a lag claim is tested on: fresh noise and per-prompt errors).
+PLAN: list[tuple[str, list[str]]] = [
+    ("SMOKE, sequential", ["noise 5 %", "fixed per-prompt error"]),
+    ("MVP, sequential", ["noise 5 %", "fixed per-prompt error"]),
+    ("MVP, stateless", ["fixed per-prompt error"]),
+    ("FULL, sequential", ["noise 5 %"]),
+    ("multi-tone, stateless", ["noise 1 %", "noise 5 %", "noise 20 %", "exact answers"]),
+    ("multi-tone, stateless --dedupe", ["noise 5 %", "exact answers"]),
+    ("multi-tone, sequential", ["noise 5 %", "fixed per-prompt error", "rounded to 2 decimals", "exact answers"]),
+    ("GAP MVP, stateless", ["noise 5 %", "fixed per-prompt error", "rounded to 1 decimal"]),
+    ("GAP MVP, stateless --dedupe", ["noise 5 %"]),
+    ("GAP PAIRED, stateless", ["noise 5 %", "fixed per-prompt error"]),
+]
+
+
+def _build(out: Path, *args: str) -> Path:
+    subprocess.run(["mathbode-build", *args, "--out", str(out), "-q"], check=True)
+    return out
+
+
+def structures(tmp: Path) -> dict[str, Structure]:
+    canonical = resolve_reference(None)
+    multitone = resolve_reference(None, str(_build(tmp / "mt", "--drives", "multitone")))
+    gap = resolve_reference(
+        None, str(_build(tmp / "gap", "--variants", "gap", "--families", "linear_solve,ratio_saturation"))
+    )
+    found = {
+        "SMOKE, sequential": Structure("SMOKE, sequential", canonical, "SMOKE", "sequential"),
+        "MVP, sequential": Structure("MVP, sequential", canonical, "MVP", "sequential"),
+        "MVP, stateless": Structure("MVP, stateless", canonical, "MVP"),
+        "FULL, sequential": Structure("FULL, sequential", canonical, "FULL", "sequential"),
+        "multi-tone, stateless": Structure("multi-tone, stateless", multitone, "ALL"),
+        "multi-tone, stateless --dedupe": Structure("multi-tone, stateless --dedupe", multitone, "ALL", dedupe=True),
+        "multi-tone, sequential": Structure("multi-tone, sequential", multitone, "ALL", "sequential"),
+        "GAP MVP, stateless": Structure("GAP MVP, stateless", gap, "MVP"),
+        "GAP MVP, stateless --dedupe": Structure("GAP MVP, stateless --dedupe", gap, "MVP", dedupe=True),
+    }
+    try:
+        paired_release = _build(
+            tmp / "paired", "--variants", "gap", "--questions", "30", "--families", "linear_solve,ratio_saturation"
+        )
+        paired = resolve_reference(None, str(paired_release))
+        found["GAP PAIRED, stateless"] = Structure("GAP PAIRED, stateless", paired, "PAIRED")
+    except subprocess.CalledProcessError:
+        print("(no PAIRED: this build has no --questions)", file=sys.stderr)
+    return found
+
+
+def table(results: list[dict]) -> list[str]:
+    """The Markdown table: one row per (claim, structure, model)."""
+    out = [
+        "| claim | structure | null model | claimed | readings | rate | nominal | bound (nominal + 3 se) |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in sorted(results, key=lambda r: (list(NOMINAL).index(r["claim"]), r["structure"], r["model"])):
+        nominal = NOMINAL[r["claim"]]
+        bound = binomial_bound(nominal, r["readings"])
+        out.append(
+            f"| {r['claim']} | {r['structure']} | {r['model']} | {r['claimed']:,} | {r['readings']:,} | "
+            f"{r['claimed'] / r['readings']:.4f} | {nominal:g} | {bound:.4f} |"
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repetitions", type=int, default=200)
+    parser.add_argument("--only", default="", help="structures to read (comma-separated names), default all")
+    parser.add_argument("--json", type=Path, help="append each structure's counts to this JSON Lines file")
+    parser.add_argument("--docs", type=Path, help="write the table between the calibration markers of this file")
+    args = parser.parse_args()
+    wanted = {n.strip() for n in args.only.split(",") if n.strip()}
+    results: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        found = structures(Path(tmp))
+        for name, models in PLAN:
+            if (wanted and name not in wanted) or name not in found:
+                continue
+            start = time.perf_counter()
+            prepared = Prepared.of(found[name])
+            counts = calibrate(prepared, {m: MODELS[m] for m in models}, args.repetitions)
+            rows = [
+                {
+                    "structure": name,
+                    "model": m,
+                    "claim": c,
+                    "claimed": k,
+                    "readings": n,
+                    "repetitions": args.repetitions,
+                }
+                for m, by_claim in counts.items()
+                for c, (k, n) in by_claim.items()
+                if n
+            ]
+            results += rows
+            print(f"{name}: {prepared.requests:,} requests a run, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+            if args.json:
+                with args.json.open("a") as stream:
+                    stream.writelines(json.dumps(r) + "\n" for r in rows)
+    text = table(results)
+    print("\n".join(text))
+    if args.docs:
+        doc = args.docs.read_text()
+        head, rest = doc.split(START, 1)
+        _, tail = rest.split(END, 1)
+        args.docs.write_text(head + START + "\n" + "\n".join(text) + "\n" + END + tail)
+
+
+if __name__ == "__main__":
+    main()
