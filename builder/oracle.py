@@ -23,7 +23,7 @@ from mathbode.schema.selection import key_fields
 
 from .families import Family, get_family
 from .rows import family_table
-from .splits import seed_commitment, seeded
+from .splits import drawn_family, seed_commitment
 
 BASELINE_MODEL = "symbolic-baseline"
 
@@ -93,9 +93,13 @@ def baseline_lines(
         yield line
 
 
-def split_families(names: list[str], split: Mapping[str, str] | None, seed: str | None = None) -> dict[str, Family]:
+def split_families(
+    names: list[str], split: Mapping[str, str] | None, seed: str | None = None, questions: int | None = None
+) -> dict[str, Family]:
     """The drawn families of a fresh split (empty for the canonical release): from its published
-    seed, or, for a private split, from `seed` (which must match the split's commitment)."""
+    seed, or, for a private split, from `seed` (which must match the split's commitment); with
+    `questions` problems a family (a release of `mathbode-build --questions N`). A surface variant
+    is its drawn original renamed, as the build made it (`splits.drawn_family`)."""
     if not split:
         return {}
     if "seed" in split:
@@ -106,4 +110,7 @@ def split_families(names: list[str], split: Mapping[str, str] | None, seed: str 
         )
     elif seed_commitment(seed) != split.get("seed_sha256"):
         raise UsageError("--seed is not this private split's seed: its sha256 does not match the split's commitment.")
-    return {name: seeded(get_family(name), seed) for name in names}
+    drawn: dict[str, Family] = {}
+    for name in names:
+        drawn[name] = drawn_family(get_family(name), seed, drawn, questions)
+    return drawn

@@ -131,6 +131,7 @@ def build_release(
     name: str | None = None,
     split: SplitPlan | None = None,
     drives: str = "standard",
+    questions: int | None = None,
 ) -> BuildResult:
     """Generate `families` and write the release to `out`, replacing an older release there.
 
@@ -143,7 +144,8 @@ def build_release(
     their content hashes instead. With `split`, a fresh (or private) split: every family's
     questions drawn from the seed (`splits.seeded`; a family without draws is left out, with a
     warning), and its identity recorded (seed or commitment, canary, overlap with the canonical
-    release and with the splits named).
+    release and with the splits named). With `questions` (and `split`), each family holds that
+    many problems drawn from the seed, the manifest saying so (`questions`).
     """
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
@@ -152,6 +154,10 @@ def build_release(
     layout(drives)  # an unknown drives name is an error naming the known ones
     if drives != STANDARD and split is not None:
         raise UsageError("--drives multitone builds the families' own questions: it takes no --seed.")
+    if questions is not None:
+        if split is None:
+            raise UsageError("--questions N draws N problems a family from a seed: give the build a split.")
+        layout(STANDARD, questions)  # out of range: an error saying the range
     warnings: list[str] = []
     checked = {f.name for f in families if f is not FAMILIES.get(f.name)}
     for family in families:
@@ -171,7 +177,7 @@ def build_release(
         drawable = [f for f in families if f.draws and f.variant not in SURFACE_KINDS]
         if not drawable:
             raise UsageError("No family of --families declares draws, so none can make a fresh split.")
-        families, left_out = _seeded_families(families, split.seed)
+        families, left_out = _seeded_families(families, split.seed, questions)
         warnings += left_out
         checked = set()  # each drawn family passed its check as it was drawn
         name = name or split.default_name(release_name(drawable))
@@ -194,7 +200,9 @@ def build_release(
         entries: dict[str, FamilyEntry] = {}
         files: dict[str, FileEntry] = {}
         prompts_only = split is not None and split.prompts_only
-        generation = stack.enter_context(closing(_Generation(families, tmp, fmt, prompts_only, checked, drives)))
+        generation = stack.enter_context(
+            closing(_Generation(families, tmp, fmt, prompts_only, checked, drives, questions))
+        )
         if card_renderer is None:
             card_library()  # the card library's import, on this core while the families are generated
         facts: list[FamilyFacts] = []
@@ -219,13 +227,14 @@ def build_release(
             overlap=overlaps(tmp, files, split.against) if split is not None else None,
             prompts_only=prompts_only,
             drives=layout(drives).multitone.describe() if drives != STANDARD else None,
+            questions=questions,
         )
         card = (card_renderer or render_card)(manifest, facts)
         manifest = write_release_metadata(tmp, manifest, card)
     return BuildResult(out=out, manifest=manifest, generation_seconds=timings, warnings=tuple(warnings))
 
 
-def _seeded_families(families: list[Family], seed: str) -> tuple[list[Family], list[str]]:
+def _seeded_families(families: list[Family], seed: str, questions: int | None = None) -> tuple[list[Family], list[str]]:
     """A fresh split's families (`splits.drawn_family`) and what was left out, said: a family
     without draws, and a surface variant whose original is not drawn (a kernel variant is a family
     of its own answers, drawn like any other when it declares draws)."""
@@ -237,7 +246,7 @@ def _seeded_families(families: list[Family], seed: str) -> tuple[list[Family], l
         if surface and family.variant_of not in drawn:
             said.append(f"{family.name}: its original {family.variant_of} is not in the fresh split, so it is left out")
         elif surface or family.draws:
-            drawn[family.name] = drawn_family(family, seed, drawn)
+            drawn[family.name] = drawn_family(family, seed, drawn, questions)
             out.append(drawn[family.name])
         else:
             said.append(f"{family.name}: declares no draws, so it is left out of the fresh split")
@@ -280,23 +289,30 @@ Written = tuple[FamilyEntry, FileEntry, float, tuple[str, ...], FamilyFacts]
 
 
 def write_family(
-    family: Family, folder: Path, fmt: str, prompts_only: bool = False, check: bool = False, drives: str = STANDARD
+    family: Family,
+    folder: Path,
+    fmt: str,
+    prompts_only: bool = False,
+    check: bool = False,
+    drives: str = STANDARD,
+    questions: int | None = None,
 ) -> Written:
     """Generate one family and write its data file into `folder`: its manifest entries, the
     seconds its rows took to generate, what its check (with `check`) warned of, and its facts
     for the card. `drives`:
-    the grid (standard, or multi-tone: its check is the family's, on its standard rows).
+    the grid (standard, or multi-tone: its check is the family's, on its standard rows);
+    `questions`: the problems it holds (None: the layout's three).
 
     The facts are taken here, where the rows were just made: the family's solutions (sympy's
     solve) are cached on it by then. A forked worker's cache never reaches the parent, which
     would solve every family's equations again for the card's formula and answer kind."""
     start = time.perf_counter()
-    columns = family_columns(family, layout(drives))
+    columns = family_columns(family, layout(drives, questions))
     seconds = time.perf_counter() - start
     table = table_from_lists(columns, layout().arrow_schema)
     said: tuple[str, ...] = ()
     if check:
-        said = _checked(family, table if drives == STANDARD else None)
+        said = _checked(family, table if drives == STANDARD else None, questions)
     prompts = prompts_hash(table)
     facts = truth_facts(table)
     if prompts_only:
@@ -324,10 +340,11 @@ def write_family(
     return entry, file, seconds, said, family_facts(family)
 
 
-def _checked(family: Family, table: pa.Table | None) -> tuple[str, ...]:
+def _checked(family: Family, table: pa.Table | None, questions: int | None = None) -> tuple[str, ...]:
     """The family's check on the rows just made: a failure stops the build; a version not yet
     pinned is a warning here (a family in development builds) and a failure of `family check`."""
-    report = check_family(family, table, surfaces=False)  # a paired build checks its pairs on the written rows
+    # A paired build checks its pairs on the written rows.
+    report = check_family(family, table, surfaces=False, questions=questions)
     refused = [f for f in report.problems if f.code != "unpinned"]
     if refused:
         listed = "\n".join(f"  {f}" for f in refused)
@@ -341,10 +358,10 @@ class _Interrupted:
     (the build handles it), so this is an interrupt raised in the work itself."""
 
 
-def _write_job(job: tuple[int, Path, str, bool, bool, str]) -> Written | _Interrupted:
-    index, folder, fmt, prompts_only, check, drives = job
+def _write_job(job: tuple[int, Path, str, bool, bool, str, int | None]) -> Written | _Interrupted:
+    index, folder, fmt, prompts_only, check, drives, questions = job
     try:
-        return write_family(_JOBS[index], folder, fmt, prompts_only, check, drives)
+        return write_family(_JOBS[index], folder, fmt, prompts_only, check, drives, questions)
     except KeyboardInterrupt:
         return _Interrupted()
 
@@ -366,8 +383,11 @@ class _Generation:
         prompts_only: bool = False,
         checked: frozenset[str] | set[str] = frozenset(),
         drives: str = STANDARD,
+        questions: int | None = None,
     ) -> None:
-        self.jobs = [(family, folder, fmt, prompts_only, family.name in checked, drives) for family in families]
+        self.jobs = [
+            (family, folder, fmt, prompts_only, family.name in checked, drives, questions) for family in families
+        ]
         workers = min(len(families), usable_cores())
         self.pool = None
         if workers >= 2 and can_fork():
@@ -375,7 +395,8 @@ class _Generation:
             with sigint_held():  # the workers ignore Ctrl-C from their first instruction; the build handles it
                 self.pool = multiprocessing.get_context("fork").Pool(workers, initializer=ignore_sigint)
             self.results = self.pool.imap(
-                _write_job, [(i, folder, fmt, prompts_only, f.name in checked, drives) for i, f in enumerate(families)]
+                _write_job,
+                [(i, folder, fmt, prompts_only, f.name in checked, drives, questions) for i, f in enumerate(families)],
             )
 
     def __iter__(self) -> Iterator[Written]:

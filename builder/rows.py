@@ -47,19 +47,22 @@ def sweep_p_values(family: Family, sweep: Sweep, unit: Sequence[Decimal]) -> lis
     return signals.quantize(raw, family.decimals)
 
 
-def family_table(family: Family, lay: Layout | None = None) -> pa.Table:
-    """All rows of `family` in canonical order, with the layout's exact Arrow schema."""
+def family_table(family: Family, lay: Layout | None = None, sweeps: Sequence[Sweep] | None = None) -> pa.Table:
+    """All rows of `family` in canonical order, with the layout's exact Arrow schema (`sweeps`:
+    only these of each question, see `family_columns`)."""
     lay = lay or layout()
-    return table_from_lists(family_columns(family, lay), lay.arrow_schema)
+    return table_from_lists(family_columns(family, lay, sweeps), lay.arrow_schema)
 
 
-def family_columns(family: Family, lay: Layout | None = None) -> dict[str, list]:
-    """All rows of `family` in canonical order, as Python lists per column (see `family_table`)."""
+def family_columns(family: Family, lay: Layout | None = None, sweeps: Sequence[Sweep] | None = None) -> dict[str, list]:
+    """All rows of `family` in canonical order, as Python lists per column (see `family_table`);
+    with `sweeps`, only those of each question, the rows of the full table that hold them (what
+    PAIRED asks of a release of many problems, made without its other 48 sweeps a problem)."""
     lay = lay or layout()
     T = lay.time_steps
     instruction = lay.answer_instruction()
     cols: dict[str, list] = {name: [] for name in lay.column_names}
-    sweeps = lay.sweeps()
+    sweeps = lay.sweeps() if sweeps is None else tuple(s for s in lay.sweeps() if s in sweeps)
     # The drive does not depend on the question, so each sweep's p values are computed once.
     units = {sweep: sweep_unit(sweep, lay) for sweep in sweeps}
     p_by_sweep = {sweep: sweep_p_values(family, sweep, unit) for sweep, (unit, _) in units.items()}

@@ -53,7 +53,8 @@ def _index(seed: str, family: str, question: int, attempt: int, constant: str, s
 
 
 def _draw(family: Family, seed: str, question: int, attempt: int) -> Variant:
-    template = family.variants[question].constants
+    # A question beyond the family's own (a release of --questions N) has the first one's constants.
+    template = family.variants[question if question < len(family.variants) else 0].constants
     return Variant(
         {
             name: family.draws[name].value(
@@ -90,40 +91,76 @@ def _question_is_valid(family: Family, question: int) -> bool:
     return (max(truth) - min(truth)) / 2 >= MIN_SWING
 
 
-def seeded(family: Family, seed: str) -> Family:
-    """`family` with its three questions drawn for the split `seed` (deterministic, checked)."""
+def _with_variants(family: Family, variants: tuple[Variant, ...]) -> Family:
+    """`family` with other questions (unpinned: its rows are new). Its solutions are the family's:
+    they depend on the equations alone, not on the constants (solving them again for every drawn
+    problem was a sixth of a 100-problem draw)."""
+    out = dataclasses.replace(family, variants=variants, pins={})
+    try:
+        out.__dict__["solutions"] = family.solutions
+    except (FamilyDefinitionError, NotImplementedError, ValueError, TypeError):
+        pass  # the trial's own check says what is wrong with them
+    return out
+
+
+def problem_capacity(family: Family) -> int:
+    """How many problems with distinct constants a family's draws hold beside its own questions
+    (an upper bound: a drawn problem must also be valid)."""
+    names = {name for v in family.variants for name in v.constants}
+    capacity = 1
+    for name in names:
+        capacity *= family.draws[name].values()
+    return max(0, capacity - len(family.variants))
+
+
+def seeded(family: Family, seed: str, questions: int | None = None) -> Family:
+    """`family` with its questions drawn for the split `seed` (deterministic, checked): its three, or
+    `questions` problems (a release of `mathbode-build --questions N`, whose problems differ in
+    their constants; the first three are the three-question split's whenever that split's first
+    draw passed its check)."""
     missing = [name for v in family.variants for name in v.constants if name not in family.draws]
     if not family.draws or missing:
         raise SplitError(
             f"family {family.name!r} declares no draw for {', '.join(sorted(set(missing))) or 'its constants'}: "
             "give it draws={name: Draw(low, high, step)} to take part in fresh splits"
         )
+    count = len(family.variants) if questions is None else questions
+    if questions is not None and questions > (room := problem_capacity(family)):
+        raise SplitError(
+            f"family {family.name!r}: --questions {questions} asks more problems than its draws hold ({room:,} "
+            "with constants other than its own questions'): ask fewer, or widen its draws"
+        )
     canonical = {_key(v) for v in family.variants}
     for round_ in range(MAX_ATTEMPTS):
-        chosen: list[Variant] = list(family.variants)
-        for q in range(len(family.variants)):
+        chosen: list[Variant] = [family.variants[q if q < len(family.variants) else 0] for q in range(count)]
+        taken: set[tuple] = set()
+        for q in range(count):
             for attempt in range(round_ * MAX_ATTEMPTS, (round_ + 1) * MAX_ATTEMPTS):
                 drawn = _draw(family, seed, q, attempt)
-                if _key(drawn) in canonical or _key(drawn) in {_key(v) for v in chosen[:q]}:
+                if _key(drawn) in canonical or _key(drawn) in taken:
                     continue
-                trial = dataclasses.replace(family, variants=(*chosen[:q], drawn, *chosen[q + 1 :]), pins={})
+                trial = _with_variants(family, (*chosen[:q], drawn, *chosen[q + 1 :]))
                 if _question_is_valid(trial, q):
                     chosen[q] = drawn
+                    taken.add(_key(drawn))
                     break
             else:
                 raise SplitError(
                     f"family {family.name!r}: {MAX_ATTEMPTS} draws of question {q} gave no valid question "
                     "(a pole or complex value in range, no measurable swing): narrow its draws"
                 )
-        split = dataclasses.replace(family, variants=tuple(chosen), pins={})
-        report = check_family(split, surfaces=False)
+        split = _with_variants(family, tuple(chosen))
+        report = check_family(split, surfaces=False, questions=questions)
         if all(f.code == "unpinned" for f in report.problems):
             return split
     raise SplitError(f"family {family.name!r}: no drawn split passed its check; narrow its draws")
 
 
-def drawn_family(family: Family, seed: str, drawn: dict[str, Family] | None = None) -> Family:
-    """`family` in the fresh split `seed`. A surface variant is its drawn original renamed, never
+def drawn_family(
+    family: Family, seed: str, drawn: dict[str, Family] | None = None, questions: int | None = None
+) -> Family:
+    """`family` in the fresh split `seed` (with `questions` problems; None: its three). A surface
+    variant is its drawn original renamed, never
     drawn on its own (that would give it other numbers and break its pairing): the same drawn
     questions, its names from its own surface seed. `drawn`: originals already drawn, by name
     (else the original is drawn here: the draw is a pure function of the seed, so it is the same)."""
@@ -133,9 +170,9 @@ def drawn_family(family: Family, seed: str, drawn: dict[str, Family] | None = No
         if original is None:
             from .families import get_family
 
-            original = seeded(get_family(family.variant_of), seed)
+            original = seeded(get_family(family.variant_of), seed, questions)
         return surface_variant(original, kind, family.surface_seed or GAP_SEED)
-    return seeded(family, seed)
+    return seeded(family, seed, questions)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from mathbode.schema.layout import Layout, layout
 from mathbode.schema.manifest import RELEASE_NAME, Manifest
+from mathbode.schema.splits import PROBLEMS_SEED
 
 from .metadata import card_metadata
 
@@ -135,8 +136,17 @@ def rebuild_command(manifest: Manifest) -> str:
     """The command that builds a public split again: every argument quoted for a POSIX shell, so a
     seed holding `$(...)`, quotes or spaces is pasted as the text it is, never run."""
     assert manifest.split is not None and "seed" in manifest.split
+    seed = shlex.quote(manifest.split["seed"])
+    if manifest.questions is not None:  # a paired release of N problems: its originals, their variants follow
+        originals = ",".join(name for name, entry in manifest.families.items() if entry.variant_of is None)
+        # The default seed is not named: given, it would name the release as a split of it.
+        drawn_from = "" if manifest.split["seed"] == PROBLEMS_SEED else f" --seed {seed}"
+        return (
+            f"mathbode-build --variants gap --families {shlex.quote(originals)} "
+            f"--questions {manifest.questions}{drawn_from}"
+        )
     families = ",".join(manifest.families)
-    return f"mathbode-build --families {shlex.quote(families)} --seed {shlex.quote(manifest.split['seed'])}"
+    return f"mathbode-build --families {shlex.quote(families)} --seed {seed}"
 
 
 def _html(text: str) -> str:
@@ -147,7 +157,7 @@ def _html(text: str) -> str:
 
 def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = DEFAULT_REPO_ID) -> str:
     """The README.md text for the release described by `manifest` (`families` in its order)."""
-    lay = layout(manifest.drive_set)
+    lay = layout(manifest.drive_set, manifest.questions)
     sweeps: dict[str, int] = {}
     for sweep in lay.sweeps():
         sweeps[sweep.signal_type] = sweeps.get(sweep.signal_type, 0) + 1
@@ -193,7 +203,8 @@ def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = 
         answer_end=lay.answer_end,
         answer_decimals=lay.answer_decimals,
         preset_k=lay.preset_base_keys_per_family,
-        presets=dict(lay.presets),
+        presets={name: p for name, p in lay.presets.items() if p.is_papers},
+        paired=lay.presets.get("PAIRED") if manifest.questions is not None else None,
         files={path: entry.to_json() for path, entry in manifest.data_files.items()},
         drives=manifest.drives,
     )

@@ -26,8 +26,8 @@ def main(preset: str, families_spec: str, reference: str | None, output: str, se
     from mathbode.builder.oracle import baseline_lines, split_families  # sympy: not for --help
 
     ref = reference_rows(families_spec, reference)
-    rows = select_rows(ref.table, preset)
-    drawn = split_families(list(ref.family_hashes), ref.split, seed)
+    rows = select_rows(ref.table, preset, ref.universe)
+    drawn = split_families(list(ref.family_hashes), ref.split, seed, ref.universe.questions)
     # Every line says the split it answers (the canonical release's too), as `mathbode run` does.
     n = write_jsonl(output, baseline_lines(rows, drawn, ref.split_hash or None))
     if output != "-":

@@ -120,7 +120,7 @@ def write(
     counter = load_counter(tokenizer)  # a tokenizer that cannot load is refused before anything is written
     ref = reference_rows(families_spec, reference)
     config = dataclasses.replace(config, split=ref.split_hash or None)  # every line says which split it answered
-    rows = select_rows(ref.table, preset)
+    rows = select_rows(ref.table, preset, ref.universe)
     context = {"preset": preset.upper(), "families": list(ref.family_hashes), "reference": ref.provenance()}
     cost = estimate(rows, config, counter)  # counted first: a tokenizer that fails on a prompt writes nothing
     written = batch.write(rows, config, output, context, overwrite, max_requests, max_bytes)

@@ -9,13 +9,16 @@ import click
 
 from mathbode.cards.helper import CardHelper
 from mathbode.core.errors import MathBodeError
+from mathbode.schema.layout import MAX_QUESTIONS
 from mathbode.schema.manifest import RELEASE_FORMATS
-from mathbode.schema.splits import private_seed_problem
+from mathbode.schema.splits import PROBLEMS_SEED, private_seed_problem
 
 from .common import CONTEXT, exit_on_error, version_option
 
 #: A paired release's default name.
 GAP_NAME = "MathBode-GAP"
+#: The fewest problems --questions takes: a paired interval over problems needs two.
+MIN_QUESTIONS = 2
 
 
 @click.command(context_settings=CONTEXT)
@@ -85,6 +88,16 @@ GAP_NAME = "MathBode-GAP"
     "the kernels that declare draws.",
 )
 @click.option(
+    "--questions",
+    type=click.IntRange(MIN_QUESTIONS, MAX_QUESTIONS),
+    default=None,
+    metavar="N",
+    help=f"With --variants gap: N problems a family ({MIN_QUESTIONS} to {MAX_QUESTIONS:,}), drawn from the seed as a "
+    f"fresh split draws them (--seed, default {PROBLEMS_SEED!r}), kernel variants included; every surface variant "
+    "pairs with its original row for row. Each problem holds the full grid (3,136 rows). Ask it with the preset "
+    "PAIRED: one sweep a problem, so paired scores are over problems (see docs/variants.md).",
+)
+@click.option(
     "--drives",
     type=click.Choice(["standard", "multitone"]),
     default="standard",
@@ -107,6 +120,7 @@ def main(
     prompts_only: bool,
     against: tuple[str, ...],
     variants: str | None,
+    questions: int | None,
     drives: str,
     quiet: bool,
 ) -> None:
@@ -121,6 +135,15 @@ def main(
         raise click.BadParameter("give a non-empty seed", param_hint="--seed")
     if seed is not None and private and (problem := private_seed_problem(seed)):
         raise click.BadParameter(problem, param_hint="--seed")
+    if questions is not None and variants is None:
+        raise click.BadParameter(
+            "draws N problems a family of a paired release: give --variants gap too", param_hint="--questions"
+        )
+    if questions is not None and drives != "standard":
+        raise click.BadParameter(
+            "draws problems on the standard grid; --drives multitone builds the families' own questions",
+            param_hint="--questions",
+        )
     with CardHelper() as helper:
         from mathbode.builder.families import resolve_families
         from mathbode.builder.release import build_release, stderr_progress
@@ -139,8 +162,12 @@ def main(
         progress = None if quiet else stderr_progress
         split = SplitPlan(seed, private, prompts_only, tuple(Path(a) for a in against)) if seed is not None else None
         if variants is not None:
-            # A split of the paired release is named as splits are: MathBode-GAP-split-<seed>.
-            name = name or (split.default_name(GAP_NAME) if split is not None else GAP_NAME)
+            # A split of the paired release is named as splits are: MathBode-GAP-split-<seed>; one of
+            # N problems a family MathBode-GAP-N<N> (drawn from PROBLEMS_SEED unless a seed is given).
+            base = GAP_NAME if questions is None else f"{GAP_NAME}-N{questions}"
+            name = name or (split.default_name(base) if split is not None else base)
+            if questions is not None and split is None:
+                split = SplitPlan(PROBLEMS_SEED)
         result = build_release(
             families,
             out,
@@ -151,6 +178,7 @@ def main(
             name=name,
             split=split,
             drives=drives,
+            questions=questions,
         )
     for warning in result.warnings:
         click.echo(f"Warning: {warning}", err=True)

@@ -17,7 +17,9 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def preset_option(
-    default: str | None = "SMOKE", help_text: str = "Rows to select (paper, appendix B); ALL = every row."
+    default: str | None = "SMOKE",
+    help_text: str = "Rows to select (paper, appendix B); PAIRED = one sweep of every problem (a paired release of "
+    "--questions N: docs/variants.md); ALL = every row.",
 ) -> Decorator:
     return click.option(
         "--preset",

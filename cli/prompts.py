@@ -24,7 +24,8 @@ def main(preset: str, families_spec: str, reference: str | None, output: str) ->
     Answer each prompt, then add `response` (the model's raw text) to the line and score the file
     with mathbode-score.
     """
-    rows = select_rows(reference_rows(families_spec, reference).table, preset)
+    ref = reference_rows(families_spec, reference)
+    rows = select_rows(ref.table, preset, ref.universe)
     n = write_jsonl(output, iter_requests(rows))
     if output != "-":
         click.echo(f"Wrote {n:,} requests ({preset.upper()}) to {output}", err=True)

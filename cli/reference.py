@@ -21,7 +21,8 @@ class BuilderTruth:
 
     `for_split` gives the truth of a fresh split: each family drawn again from the split's seed,
     or for a private split from `keeper_seed` (its keeper's, which must match the commitment the
-    manifest records); None for a private split without it."""
+    manifest records); None for a private split without it. A release of `--questions N` draws N
+    problems a family (`questions`)."""
 
     def __init__(self, keeper_seed: str | None = None) -> None:
         self.keeper_seed = keeper_seed
@@ -34,7 +35,7 @@ class BuilderTruth:
         except UnknownNameError:
             return None
 
-    def for_split(self, split: dict[str, str]) -> Callable[[str], pa.Table | None] | None:
+    def for_split(self, split: dict[str, str], questions: int | None = None) -> Callable[[str], pa.Table | None] | None:
         seed = split.get("seed")
         if seed is None and self.keeper_seed is not None and "seed_sha256" in split:
             from mathbode.builder.splits import seed_commitment
@@ -53,9 +54,12 @@ class BuilderTruth:
             from mathbode.builder.families import get_family
             from mathbode.builder.rows import family_table
             from mathbode.builder.splits import drawn_family
+            from mathbode.schema.layout import layout
 
             try:
-                return family_table(drawn_family(get_family(family), chosen))
+                return family_table(
+                    drawn_family(get_family(family), chosen, questions=questions), layout("standard", questions)
+                )
             except UnknownNameError:
                 return None
 

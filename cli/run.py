@@ -198,7 +198,7 @@ def main(
     ref = reference_rows(families_spec, reference)
     config = dataclasses.replace(config, split=ref.split_hash or None)  # every line says which split it answered
     families = list(ref.family_hashes)
-    rows = select_rows(ref.table, preset)
+    rows = select_rows(ref.table, preset, ref.universe)
     context = {"preset": preset.upper(), "families": families, "reference": ref.provenance()}
     if dry_run:
         catalogue = ref.table.to_pylist() if config.run_in else None

@@ -62,7 +62,7 @@ def task_rows(preset: str, families: str | list[str] = "all", reference: str | N
     spec = families if isinstance(families, str) else ",".join(map(str, families))
     ref = resolve_reference(spec, reference)  # `all`: every family of the reference
     names = list(ref.family_hashes)
-    return TaskRows(preset, names, ref, select_rows(ref.table, preset))
+    return TaskRows(preset, names, ref, select_rows(ref.table, preset, ref.universe))
 
 
 def sample_id(row: Mapping[str, Any]) -> str:

@@ -190,6 +190,9 @@ class Cost:
     #: the longest run of whole messages the previous request of the conversation already sent.
     uncached_prompt_tokens: int = 0
     sweeps: int = 0
+    #: The most problems (question_ids) a family's rows hold: the units paired scores count over
+    #: problems (PAIRED on a release of `mathbode-build --questions N`: N).
+    problems: int = 0
     notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -214,6 +217,8 @@ class Cost:
                 f"({self.run_in_requests:,} run-in requests); {self.sweeps:,} sweeps, {per_sweep:,.0f} prompt tokens "
                 f"a sweep, {cached:,.0f} of them uncached with prefix caching."
             )
+        if self.problems > 1:
+            out.append(f"Problems: {self.problems:,} a family (the units of the paired scores over problems).")
         if self.protocol != SEQUENTIAL and self.requests > self.distinct_prompts:
             out.append(f"--dedupe would ask {self.distinct_prompts:,} requests instead of {self.requests:,}.")
         out.extend(self.notes)
@@ -226,6 +231,14 @@ def _answer(row: dict[str, Any]) -> str:
     truth = row.get("ground_truth")
     value = f"{truth:.{lay.answer_decimals}f}" if isinstance(truth, float) else "0." + "0" * lay.answer_decimals
     return f"{lay.answer_start} {value} {lay.answer_end}"
+
+
+def _problems(rows: list[dict[str, Any]]) -> int:
+    """The most distinct question_ids any family's rows hold."""
+    held: dict[str, set[int]] = {}
+    for row in rows:
+        held.setdefault(row["family"], set()).add(row["question_id"])
+    return max(map(len, held.values()), default=0)
 
 
 def _common_prefix(a: list[dict[str, str]], b: list[dict[str, str]]) -> int:
@@ -275,6 +288,7 @@ def estimate(
         config.protocol,
         rows=len(rows),
         distinct_prompts=len({row["prompt"] for row in rows}),
+        problems=_problems(rows),
     )
     most = config.max_tokens
     if config.protocol != SEQUENTIAL:

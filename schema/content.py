@@ -112,10 +112,12 @@ def check_content(
     split: dict[str, str] | None = None,
     prompts_only: bool = False,
     drives: str = "standard",
+    questions: int | None = None,
 ) -> bool:
     """Check each family's rows (family -> (file, table)) against the canonical content, or, for
     a family that is not one of the canonical five, against its truth when this installation
-    knows it (`origins`: family -> the package that defines it, from the manifest).
+    knows it (`origins`: family -> the package that defines it, from the manifest). `questions`:
+    the problems a family holds (`mathbode-build --questions`; None: the layout's).
 
     True when every family is canonical."""
     canonical = True
@@ -124,7 +126,7 @@ def check_content(
         if hashes[family] == RELEASE_CONTENT_HASHES.get(family):
             continue
         canonical = False
-        if table.num_rows not in (layout().rows_per_family, layout("multitone").rows_per_family):
+        if table.num_rows not in (layout("standard", questions).rows_per_family, layout("multitone").rows_per_family):
             continue  # the row count error already says what is wrong
         if drives != "standard":  # multi-tone rows: no published hash, the builder's rows say
             driven = truth(family) if truth is not None else None

@@ -24,7 +24,7 @@ from .compiled import compiled
 from .content import TruthRows, check_content, verdict
 from .drives import MULTITONE, MULTITONE_SIGNALS, STANDARD
 from .keys import RowKey, SweepKey, canonical_family_keys, canonical_sweeps, format_key, row_key, row_keys
-from .layout import layout
+from .layout import MAX_QUESTIONS, layout
 from .manifest import CARD, MANIFEST, Manifest
 from .pairing import check_pairing
 from .parquet import read_parquet
@@ -92,14 +92,30 @@ def drives_of(table: pa.Table) -> str:
     return MULTITONE if signals & set(MULTITONE_SIGNALS) else STANDARD
 
 
-def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
+def questions_of(table: pa.Table) -> int | None:
+    """How many problems a family of a data file read alone holds: its highest question_id + 1
+    when that is more than the layout's three (a release of `--questions N`), else None (the
+    layout's: a file missing a question is an incomplete one, not one of fewer problems). A
+    release folder says it in its manifest (`questions`)."""
+    import pyarrow.compute as pc
+
+    if "question_id" not in table.column_names or not pa.types.is_integer(table.column("question_id").type):
+        return None
+    highest = pc.max(table.column("question_id")).as_py()
+    if not isinstance(highest, int) or highest < len(layout().question_ids) or highest >= MAX_QUESTIONS:
+        return None
+    return highest + 1
+
+
+def check_table(table: pa.Table, report: Report, where: str, questions: int | None = None) -> dict[str, int]:
     """Rows, keys and grid of one data file (the standard grid, or the multi-tone one when its
-    rows are multi-tone drives); returns rows per family found."""
+    rows are multi-tone drives; `questions` problems a family, None: the layout's); returns rows
+    per family found."""
     drives = drives_of(table)
-    clean = _clean_table(table, drives)
+    clean = _clean_table(table, drives, questions)
     if clean is not None:
         return clean
-    lay = layout(drives)
+    lay = layout(drives, questions)
     schema = compiled(SCHEMA)
     keys_seen: dict[RowKey, int] = {}
     steps: dict[SweepKey, set[int]] = defaultdict(set)
@@ -130,7 +146,7 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
         steps[key.sweep].add(key.time_step)
     full = set(range(lay.time_steps))
     for family in per_family:
-        expected = canonical_sweeps(family, drives)
+        expected = canonical_sweeps(family, drives, questions)
         for sweep in expected:
             have = steps.get(sweep, set())
             if have != full:
@@ -152,7 +168,7 @@ def check_table(table: pa.Table, report: Report, where: str) -> dict[str, int]:
     return dict(per_family)
 
 
-def _clean_table(table: pa.Table, drives: str = STANDARD) -> dict[str, int] | None:
+def _clean_table(table: pa.Table, drives: str = STANDARD, questions: int | None = None) -> dict[str, int] | None:
     """Rows per family if the file is clean, checked column by column; None if anything is off.
 
     Clean: the keys are exactly those of the families present, once each; every row passes the
@@ -167,7 +183,7 @@ def _clean_table(table: pa.Table, drives: str = STANDARD) -> dict[str, int] | No
     in_order = len(families) == 1 and is_family_name(families[0])
     if in_order:
         # The file holds the family's keys in the release's order: valid keys, nothing to ask.
-        canonical = _canonical_key_columns(families[0], drives)
+        canonical = _canonical_key_columns(families[0], drives, questions)
         if any(table.column(name).to_pylist() != canonical[name] for name in key if name != "frequency_cycles"):
             return None
         # A chirp row's frequency is not part of its key (None here): the schema checks its range.
@@ -187,17 +203,19 @@ def _clean_table(table: pa.Table, drives: str = STANDARD) -> dict[str, int] | No
         return None
     if not in_order:
         keys = set(row_keys(columns))
-        if len(keys) != table.num_rows or keys != set().union(*(canonical_family_keys(f, drives) for f in families)):
+        if len(keys) != table.num_rows or keys != set().union(
+            *(canonical_family_keys(f, drives, questions) for f in families)
+        ):
             return None
     return {family: table.num_rows for family in families} if len(families) == 1 else dict(Counter(columns["family"]))
 
 
 @cache
-def _canonical_key_columns(family: str, drives: str = STANDARD) -> dict[str, list[Any]]:
+def _canonical_key_columns(family: str, drives: str = STANDARD, questions: int | None = None) -> dict[str, list[Any]]:
     """The key columns of one family's rows in the release's order, as Python values (Arrow's
     conversions from Python import pandas; comparing lists does not)."""
-    lay = layout(drives)
-    sweeps = canonical_sweeps(family, drives)
+    lay = layout(drives, questions)
+    sweeps = canonical_sweeps(family, drives, questions)
     steps = lay.time_steps
     columns = {name: [value for sweep in sweeps for value in [getattr(sweep, name)] * steps] for name in lay.key[:-1]}
     columns["time_step"] = list(range(steps)) * len(sweeps)
@@ -397,8 +415,22 @@ def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
 
 def _check_one_file(table: pa.Table, report: Report, name: str, truth: TruthRows | None) -> None:
     """A lone data file: its rows, and whether they are a family's canonical rows."""
-    found = check_table(table, report, name)
+    questions = questions_of(table)
+    found = check_table(table, report, name, questions)
     report.summary["rows"] = found
+    if questions is not None and report.valid:
+        # A family of N drawn problems is a fresh split's: only its release folder says the seed.
+        report.warning(
+            "content-unchecked",
+            name,
+            "question_id",
+            "rows drawn again from the release's seed",
+            f"a family of {questions} problems (mathbode-build --questions): validate its release folder to "
+            "check every row",
+        )
+        report.summary["canonical"] = False
+        report.summary["text"] = [verdict(False, {f: content_hash(table) for f in found}, True)]
+        return
     if len(found) == 1:
         family = next(iter(found))
         hashes = {family: content_hash(table)}
@@ -444,7 +476,9 @@ def check_release(
         # A fresh split's rows are its seed's: only a truth that can draw them checks them (the
         # builder's, for a published seed); any other truth leaves their content unchecked.
         for_split = getattr(truth, "for_split", None)
-        truth = for_split(split) if callable(for_split) else None
+        questions = manifest.questions if manifest else None
+        # A release of --questions N draws N problems a family: its truth draws them again.
+        truth = (for_split(split, questions) if questions else for_split(split)) if callable(for_split) else None
     if manifest is not None and manifest.drive_set != STANDARD:
         # A multi-tone release's rows are the builder's on the multi-tone grid.
         for_drives = getattr(truth, "for_drives", None)
@@ -479,7 +513,12 @@ def check_release(
         read[rel] = table
         # Keys, grid and counts are checked alike; a prompts-only file gets a placeholder truth
         # for that (its content check below compares the prompts alone).
-        found = check_table(_with_placeholder_truth(table) if prompts_only else table, report, rel)
+        found = check_table(
+            _with_placeholder_truth(table) if prompts_only else table,
+            report,
+            rel,
+            manifest.questions if manifest else None,
+        )
         rows.update(found)
         if manifest and rel in manifest.files:
             said = manifest.files[rel]
@@ -518,7 +557,8 @@ def check_release(
             )
     origins = {name: entry.origin for name, entry in manifest.families.items()} if manifest else {}
     drives = manifest.drive_set if manifest else STANDARD
-    canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only, drives)
+    questions = manifest.questions if manifest else None
+    canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only, drives, questions)
     if manifest:
         check_split_identity(manifest, tables, report, prompts_only)
         check_pairing(manifest, tables, report, prompts_only)

@@ -105,9 +105,10 @@ def format_key(key: RowKey | SweepKey) -> str:
 
 
 @cache
-def canonical_sweeps(family: str, drives: str = STANDARD) -> tuple[SweepKey, ...]:
-    """Every sweep of one family, in dataset order (of the grid of `drives`)."""
-    lay = layout(drives)
+def canonical_sweeps(family: str, drives: str = STANDARD, questions: int | None = None) -> tuple[SweepKey, ...]:
+    """Every sweep of one family, in dataset order (of the grid of `drives`, with `questions`
+    problems: None, the layout's)."""
+    lay = layout(drives, questions)
     return tuple(
         SweepKey(family, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
         for q in lay.question_ids
@@ -134,10 +135,10 @@ def canonical_row_order(universe: Universe | None = None) -> tuple[RowKey, ...]:
 
 
 @cache
-def canonical_family_keys(family: str, drives: str = STANDARD) -> frozenset[RowKey]:
+def canonical_family_keys(family: str, drives: str = STANDARD, questions: int | None = None) -> frozenset[RowKey]:
     """Every row key of one family."""
     steps = range(layout().time_steps)
-    return frozenset(sweep.row(t) for sweep in canonical_sweeps(family, drives) for t in steps)
+    return frozenset(sweep.row(t) for sweep in canonical_sweeps(family, drives, questions) for t in steps)
 
 
 @lru_cache(maxsize=8)
@@ -187,7 +188,9 @@ def canonical_row_position(universe: Universe | None = None) -> dict[RowKey, int
 
 @lru_cache(maxsize=8)
 def _sweep_order(universe: Universe) -> tuple[SweepKey, ...]:
-    return tuple(sweep for fam in universe.slots for sweep in canonical_sweeps(fam, universe.drives))
+    return tuple(
+        sweep for fam in universe.slots for sweep in canonical_sweeps(fam, universe.drives, universe.questions)
+    )
 
 
 def canonical_sweep_order(universe: Universe | None = None) -> tuple[SweepKey, ...]:

@@ -41,13 +41,23 @@ class Sweep:
 
 @dataclass(frozen=True)
 class Preset:
-    """A subset of sinusoid sweeps that the paper's appendix B names for cheaper runs."""
+    """A subset of sinusoid sweeps: the paper's appendix B names four for cheaper runs (of the first
+    K base keys); PAIRED asks one sweep of every question (docs/variants.md, many problems)."""
 
     name: str
     #: Frequencies (cycles per T steps) included.
     frequencies: tuple[int, ...]
     #: Frequencies at which all start phases are used; the others use the default phase only.
     tri_phase_frequencies: tuple[int, ...]
+    #: With `every_question`, the amplitudes asked of each; None: the first K base keys' (the paper's).
+    amplitude_scales: tuple[float, ...] | None = None
+    #: Every question of the release, not only the base keys' (the evidence is over problems).
+    every_question: bool = False
+
+    @property
+    def is_papers(self) -> bool:
+        """One of the paper's presets (appendix B), which the dataset card lists."""
+        return not self.every_question and self.amplitude_scales is None
 
 
 @dataclass(frozen=True)
@@ -164,8 +174,12 @@ class Layout:
             raise UnknownNameError(unknown_name_message("preset", name, known))
         return key
 
-    def preset_base_keys(self) -> tuple[tuple[int, float], ...]:
-        """The K (question_id, amplitude_scale) pairs every preset uses: the first K in sorted order."""
+    def preset_base_keys(self, preset: Preset | None = None) -> tuple[tuple[int, float], ...]:
+        """The (question_id, amplitude_scale) pairs a preset uses: the paper's, the first K in sorted
+        order; one that asks every question (PAIRED), each question at its amplitudes."""
+        if preset is not None and preset.every_question:
+            amplitudes = preset.amplitude_scales or self.sinusoid_amplitudes
+            return tuple((q, s) for q in self.question_ids for s in amplitudes)
         pairs = sorted((q, s) for q in self.question_ids for s in self.sinusoid_amplitudes)
         return tuple(pairs[: self.preset_base_keys_per_family])
 
@@ -178,7 +192,7 @@ class Layout:
             )
         preset = self.preset(name)
         out = []
-        for q, s in self.preset_base_keys():
+        for q, s in self.preset_base_keys(preset):
             for f in preset.frequencies:
                 phases = (
                     self.sinusoid_phases_deg if f in preset.tri_phase_frequencies else (self.preset_default_phase_deg,)
@@ -191,9 +205,21 @@ class Layout:
 _ARROW_TYPES = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64()}
 
 
+#: The most problems a family of a release may hold (`mathbode-build --questions`): 1,000 problems
+#: are 3.1 M rows a family, a release of the canonical five and their GAP variants 94 M.
+MAX_QUESTIONS = 1000
+
+
 @cache
-def layout(drives: str = STANDARD) -> Layout:
-    """The layout contract, parsed once per process; `drives` picks the grid of `sweeps()`."""
+def layout(drives: str = STANDARD, questions: int | None = None) -> Layout:
+    """The layout contract, parsed once per process; `drives` picks the grid of `sweeps()`,
+    `questions` how many problems a family holds (None: the contract's, question_ids 0, 1, 2)."""
+    if questions is not None:
+        if not 1 <= questions <= MAX_QUESTIONS:
+            raise ValueError(f"questions = {questions}: a family holds 1 to {MAX_QUESTIONS:,} problems")
+        base = layout(drives)
+        ids = tuple(range(questions))
+        return base if ids == base.question_ids else dataclasses.replace(base, question_ids=ids)
     if drives != STANDARD:
         if drives not in DRIVE_NAMES:
             raise UnknownNameError(unknown_name_message("drives", drives, list(DRIVE_NAMES)))
@@ -223,7 +249,13 @@ def layout(drives: str = STANDARD) -> Layout:
         step_amplitudes=floats(sig[STEP]["amplitude_scales"]),
         step_switch=int(sig[STEP]["switch_step"]),
         presets={
-            name: Preset(name, tuple(p["frequencies"]), tuple(p["tri_phase_frequencies"]))
+            name: Preset(
+                name,
+                tuple(p["frequencies"]),
+                tuple(p["tri_phase_frequencies"]),
+                floats(p["amplitude_scales"]) if "amplitude_scales" in p else None,
+                bool(p.get("every_question", False)),
+            )
             for name, p in raw["presets"].items()
         },
         transient_presets={

@@ -121,6 +121,9 @@ class Manifest:
     #: A multi-tone release's drives (`MultitonePlan.describe()`: lines, realizations, periods,
     #: phases); None for the standard grid (the canonical release's manifest does not change).
     drives: dict[str, Any] | None = None
+    #: Problems a family holds when built with `mathbode-build --questions N` (question_ids 0..N-1);
+    #: None: the layout's three (the canonical release's manifest does not change).
+    questions: int | None = None
 
     @property
     def drive_set(self) -> str:
@@ -186,6 +189,8 @@ class Manifest:
             out["overlap"] = self.overlap
         if self.drives is not None:
             out["drives"] = self.drives
+        if self.questions is not None:
+            out["questions"] = self.questions
         out["families"] = {name: entry.to_json() for name, entry in self.families.items()}
         out["files"] = {rel: entry.to_json() for rel, entry in self.files.items()}
         return out
@@ -206,6 +211,7 @@ class Manifest:
             overlap=raw.get("overlap"),
             prompts_only=bool(raw.get("prompts_only", False)),
             drives=raw.get("drives"),
+            questions=raw.get("questions"),
             families={
                 name: FamilyEntry(
                     f["version"],

@@ -11,8 +11,10 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 
-from .keys import preset_keys, row_key
+from .drives import STANDARD
+from .keys import row_key
 from .layout import layout
+from .universe import Universe
 
 #: Every row of the chosen families, chirp and step included.
 ALL_PRESET = "ALL"
@@ -20,21 +22,27 @@ PRESET_CHOICES = (*layout().presets, *layout().transient_presets, ALL_PRESET)
 KEY_FIELDS = list(layout().key)
 
 
-def select_rows(table: pa.Table, preset: str) -> list[dict[str, Any]]:
-    """Rows of `table` in a preset (sinusoid sweeps of the first K base keys), or all rows for ALL,
-    whatever its families."""
+def select_rows(table: pa.Table, preset: str, universe: Universe | None = None) -> list[dict[str, Any]]:
+    """Rows of `table` in a preset (sinusoid sweeps of the first K base keys; PAIRED: one sweep of
+    every problem of `universe`, the release the table is of, default the canonical one), or all
+    rows for ALL, whatever its families."""
     rows = table.to_pylist()
     if preset.upper() == ALL_PRESET:
         return rows
-    wanted = _preset_grid(layout().preset_name(preset))
+    wanted = _preset_grid(layout().preset_name(preset), universe.questions if universe is not None else None)
     return [r for r in rows if row_key(r)[1:] in wanted]
 
 
 @cache
-def _preset_grid(preset: str) -> frozenset[tuple[Any, ...]]:
-    """A preset's row keys without their family: the grid is the same for every family of any release."""
-    first = layout().families[0]
-    return frozenset(key[1:] for key in preset_keys(preset) if key.family == first)
+def _preset_grid(preset: str, questions: int | None = None) -> frozenset[tuple[Any, ...]]:
+    """A preset's row keys without their family: the grid is the same for every family of a release
+    with `questions` problems a family (None: the layout's three)."""
+    lay = layout(STANDARD, questions)
+    return frozenset(
+        (q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg, t)
+        for q, s in lay.preset_grid(preset)
+        for t in range(lay.time_steps)
+    )
 
 
 def key_fields(row: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,10 @@ from .layout import layout
 #: Where split identities (canaries) are named from: a fixed namespace of ours.
 CANARY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/mathbode/mathbode/canary")
 
+#: The seed a release of `mathbode-build --variants gap --questions N` draws its problems from
+#: when no --seed is given (a label, published in its manifest like any fresh split's).
+PROBLEMS_SEED = "problems-1"
+
 #: What a submission answered: the row's key, its rendered p and its prompt.
 PROMPT_FIELDS = ("p_value", "prompt")
 

@@ -242,7 +242,9 @@ def read_submission(path: str | Path, universe: Universe | None = None) -> Submi
 def max_submission_lines(universe: Universe | None = None) -> int:
     """The most lines a submission is read to: twice the split's rows (a line per row, say a blank
     line after each); past that a file is not a submission and reading stops."""
-    return 2 * len(universe_of(universe).families) * layout().rows_per_family
+    universe = universe_of(universe)
+    # A release of --questions N holds N problems a family: its rows, not the layout's.
+    return 2 * len(universe.families) * max(layout().rows_per_family, universe.layout.rows_per_family)
 
 
 #: A prediction line is a few hundred bytes (a long reasoning trace, megabytes); a line beyond

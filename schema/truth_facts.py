@@ -43,7 +43,9 @@ def swings_and_distortions(table: pa.Table) -> tuple[list[float], list[float]]:
     low, high = min(lay.sinusoid_amplitudes), max(lay.sinusoid_amplitudes)
     swings, distortions = [], []
     columns = _sweep_columns(table)
-    for q in lay.question_ids:
+    # The layout's questions, and any more a release of `--questions N` holds.
+    held = np.unique(columns["question_id"]).tolist() if columns["question_id"].size else []
+    for q in sorted({*lay.question_ids, *held}):
         small = _sweep(columns, q, low)
         swings.append(float(small.max() - small.min()) / 2 if small.size else 0.0)
         wide = _sweep(columns, q, high)

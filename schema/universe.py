@@ -48,6 +48,9 @@ class Universe:
     release: str = field(default=CANONICAL_RELEASE, compare=False)
     #: The release's drives (`drives.STANDARD` or `MULTITONE`): its grid of sweeps, part of its identity.
     drives: str = STANDARD
+    #: Problems a family holds (question_ids 0..N-1; `mathbode-build --questions N`); None: the
+    #: layout's three. Part of its identity: row ids count a family's questions.
+    questions: int | None = None
     #: The families row ids are counted over: the canonical five, then the others of `families`.
     slots: tuple[str, ...] = field(init=False, compare=False, repr=False)
 
@@ -56,13 +59,23 @@ class Universe:
         object.__setattr__(self, "slots", (*canonical, *(f for f in self.families if f not in canonical)))
 
     @classmethod
-    def of(cls, names: Iterable[str], release: str = CANONICAL_RELEASE, drives: str = STANDARD) -> Universe:
-        """The universe of a release holding `names` (the canonical one when they are all canonical)."""
+    def of(
+        cls,
+        names: Iterable[str],
+        release: str = CANONICAL_RELEASE,
+        drives: str = STANDARD,
+        questions: int | None = None,
+    ) -> Universe:
+        """The universe of a release holding `names` (the canonical one when they are all canonical
+        and on the canonical grid)."""
         names = list(dict.fromkeys(names))
         canonical = layout().families
-        if drives != STANDARD:
+        if drives != STANDARD or questions is not None:
             return cls(
-                (*(f for f in canonical if f in names), *(f for f in names if f not in canonical)), release, drives
+                (*(f for f in canonical if f in names), *(f for f in names if f not in canonical)),
+                release,
+                drives,
+                questions,
             )
         if all(name in canonical for name in names):
             return canonical_universe() if release == CANONICAL_RELEASE else cls(canonical, release)
@@ -71,12 +84,12 @@ class Universe:
 
     @property
     def is_canonical(self) -> bool:
-        return self.families == layout().families and self.drives == STANDARD
+        return self.families == layout().families and self.drives == STANDARD and self.questions is None
 
     @property
     def layout(self) -> Layout:
-        """The layout with this universe's grid of sweeps."""
-        return layout(self.drives)
+        """The layout with this universe's grid of sweeps and its problems a family."""
+        return layout(self.drives, self.questions)
 
     @property
     def num_rows(self) -> int:

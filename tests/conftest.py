@@ -31,14 +31,17 @@ COMMITTED_DIST = REPO / "dist"
 #: bytes pushed to and fetched from a Hub, a card's text against its files, the layout's counts,
 #: JSON Schemas, pandas staying unimported, a hostile server's messages, and a browser's rendering
 #: of numbers copied from one results document (compared with that same document, never with a
-#: second computation). `.ci/other-kernels` skips them (`-m "not cpu_independent"`); every other
-#: module builds rows (numpy's sines under pinned hashes), fits, scores or compares computed
-#: floats, and runs under every kernel set. A module that starts computing floats leaves this list.
+#: second computation), and PAIRED's cost (counts of rows, prompts and their tokens: prompts of
+#: exact decimals on standard drives, whose sines are mpmath's, truths rounded once from exact
+#: values). `.ci/other-kernels` skips them (`-m "not cpu_independent"`); every other module builds
+#: rows (numpy's sines under pinned hashes), fits, scores or compares computed floats, and runs
+#: under every kernel set. A module that starts computing floats leaves this list.
 CPU_INDEPENDENT = {
     "test_card",
     "test_hostile_server",
     "test_hub",
     "test_layout",
+    "test_paired_cost",
     "test_pandas_probe",
     "test_schema_contract",
     "test_site",

@@ -149,7 +149,7 @@ def test_the_synopses_name_every_option_and_presets_as_help_shows_them(sub):
     help_text = CliRunner().invoke(mathbode, [sub, "--help"]).output
     if "--preset" in help_text:
         names = "|".join(PRESET_CHOICES)
-        assert names == "SMOKE|MVP|MVP_PLUS|FULL|CHIRP_STEP|ALL"
+        assert names == "SMOKE|MVP|MVP_PLUS|FULL|PAIRED|CHIRP_STEP|ALL"
         assert f"[{names}]" in help_text and names in docs
 
 

@@ -51,6 +51,6 @@ def test_mvp_plus_uses_three_phases_only_mid_band():
 def test_unknown_preset_names_close_matches():
     with pytest.raises(
         UnknownNameError,
-        match=r"Unknown preset 'SMOK'\. Did you mean 'SMOKE'\? Available: SMOKE, MVP, MVP_PLUS, FULL\.",
+        match=r"Unknown preset 'SMOK'\. Did you mean 'SMOKE'\? Available: SMOKE, MVP, MVP_PLUS, FULL, PAIRED\.",
     ):
         layout().preset("SMOK")

@@ -450,6 +450,10 @@ def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, mul
             "linear_solve",
             m["verdict"],
             *(f"{m[k]:.1f}" for k in ("distortion_db", "even_added_db", "odd_added_db", "floor_db")),
+            # A deterministic model's periods agree: no noise, so its added level is beyond it.
+            "none",
+            "yes",
+            "not read (stateless)",
         ]
     ]
     notes = browser.execute_script("return Array.from(document.querySelectorAll('ul.notes li'), li => li.textContent)")

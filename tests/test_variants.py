@@ -349,11 +349,14 @@ def test_a_fresh_split_of_the_paired_release_keeps_each_surface_row_paired(tmp_p
     argv = ["--variants", "gap", "--families", "linear_solve", "--seed", "gap-test", "--out", str(out), "-q"]
     result = CliRunner().invoke(build_cli, argv)
     assert result.exit_code == 0, result.output
-    # The built-in kernels declare no draws: left out, and said.
-    assert "linear_solve__kernel: declares no draws, so it is left out of the fresh split" in result.output
+    # The built-in kernels declare draws: drawn like any family, with questions of their own.
+    assert "left out" not in result.output
     manifest = json.loads((out / "MANIFEST.json").read_text())
     assert manifest["name"] == "MathBode-GAP-split-gap-test" and manifest["split"] == {"seed": "gap-test"}
-    assert list(manifest["families"]) == ["linear_solve", *(f"linear_solve__{k}" for k in ("dl", "dlc", "dlm", "gs"))]
+    kinds = ("dl", "dlc", "dlm", "gs", "kernel")
+    assert list(manifest["families"]) == ["linear_solve", *(f"linear_solve__{k}" for k in kinds)]
+    kernel = pq.read_table(out / "data" / "linear_solve__kernel.parquet")
+    assert not kernel.column("prompt").equals(family_table(KERNELS["linear_solve__kernel"]).column("prompt"))
     original = pq.read_table(out / "data" / "linear_solve.parquet")
     for kind in SURFACE_KINDS:
         entry = manifest["families"][f"linear_solve__{kind.lower()}"]

@@ -142,7 +142,13 @@ def interval_notes(r: Results) -> list[str]:
         estimate = r.overall.get(name, math.nan)
         if why and estimate == estimate:
             by_reason.setdefault(why, []).append(SCORE_NAMES[name])
-    return [f"no 95 % interval for {', '.join(names)}: {why}" for why, names in by_reason.items()]
+    lines = [f"no 95 % interval for {', '.join(names)}: {why}" for why, names in by_reason.items()]
+    if "n_units" in intervals and any(bounds for bounds in (intervals.get("overall") or {}).values()):
+        families = len(intervals.get("families") or {}) or 1
+        problems = intervals["problems"]
+        within = " (one a family): they speak of these problems, not of others" if problems <= families else ""
+        lines.append(f"the 95 % intervals are over {intervals['n_units']:,} sweeps of {problems:,} problems{within}")
+    return lines
 
 
 #: What the brackets are and what they leave out (the console's note, for any number of runs).

@@ -513,6 +513,11 @@ def score_intervals(
     headline = {
         "method": METHOD,
         "level": LEVEL,
+        # What the intervals count: the sweeps of each (family, frequency) cell, of these problems
+        # (a population of one problem a family says so: docs/intervals.md).
+        "unit": "sweep",
+        "n_units": len(sweeps),
+        "problems": len(set(sweeps.keys(["family", "question_id"]))),
         "overall": overall,
         "families": per_family,
         "df": dfs,

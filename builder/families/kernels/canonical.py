@@ -2,6 +2,7 @@
 
 import sympy as sp
 
+from ..draws import Draw
 from ..family import Family, Variant
 
 a, b, c, x = sp.symbols("a b c x")
@@ -21,6 +22,7 @@ LINEAR_SOLVE = Family(
     p0="3",
     decimals=3,
     variants=(Variant({"b": "4", "c": "38"}), Variant({"b": "7", "c": "52"}), Variant({"b": "2.5", "c": "29"})),
+    draws={"b": Draw("1", "15", "0.5"), "c": Draw("20", "99", "1")},
     template=(
         "A taxi ride costs a fixed fee of {b} dollars plus {p} dollars per kilometre. The fare for one ride came to "
         "{c} dollars. How many kilometres long was the ride?"
@@ -44,6 +46,7 @@ RATIO_SATURATION = Family(
     p0="5",
     decimals=3,
     variants=(Variant({"K": "3"}), Variant({"K": "6"}), Variant({"K": "12"})),
+    draws={"K": Draw("1", "20", "0.1")},
     template=(
         "An enzyme follows Michaelis-Menten kinetics with a Michaelis constant of {K} mM. At a substrate "
         "concentration of {p} mM, what fraction of its maximum reaction rate does it reach?"
@@ -67,6 +70,7 @@ EXPONENTIAL_INTEREST = Family(
     p0="5",
     decimals=3,
     variants=(Variant({"N0": "1200", "n": "8"}), Variant({"N0": "3000", "n": "6"}), Variant({"N0": "500", "n": "15"})),
+    draws={"N0": Draw("100", "5000", "50"), "n": Draw("3", "25", "1")},
     template=(
         "A town has {N0} residents, and its population grows by {p}% every year, each year's growth counted on the "
         "population at the start of that year. How many residents (a real number, not rounded) does the model give "
@@ -96,6 +100,15 @@ LINEAR_SYSTEM = Family(
         Variant({"b": "2", "c": "4", "d": "10", "e": "12", "f": "18"}),
         Variant({"b": "4", "c": "2", "d": "9", "e": "22", "f": "15"}),
     ),
+    # d > b*c for most draws keeps the pole a = b*c/d below the range (a draw that puts it inside is
+    # drawn again); e*d >= 140 > b*f keeps the price of apples positive.
+    draws={
+        "b": Draw("1", "4", "1"),
+        "c": Draw("1", "3", "1"),
+        "d": Draw("7", "40", "1"),
+        "e": Draw("20", "60", "1"),
+        "f": Draw("5", "20", "1"),
+    },
     template=(
         "At a fruit stall, {p} kg of apples and {b} kg of pears cost {e} dollars, and {c} kg of apples and {d} kg of "
         "pears cost {f} dollars. What is the price of one kg of apples, in dollars?"
@@ -119,6 +132,7 @@ SIMILAR_TRIANGLES = Family(
     p0="1.5",
     decimals=3,
     variants=(Variant({"s": "8"}), Variant({"s": "12.5"}), Variant({"s": "15"})),
+    draws={"s": Draw("2", "30", "0.1")},
     template=(
         "A photograph is {s} cm wide. A copy is printed with every length scaled by a factor of {p}, keeping its "
         "shape. How wide is the copy, in cm?"

@@ -2,6 +2,7 @@
 
 import sympy as sp
 
+from ..draws import Draw
 from ..family import Family, Variant
 
 A, d, w = sp.symbols("A d w")
@@ -22,6 +23,7 @@ GARDEN_WIDTH = Family(
     p0="100",
     decimals=2,
     variants=(Variant({"d": "2"}), Variant({"d": "4.5"}), Variant({"d": "9"})),
+    draws={"d": Draw("0.5", "20.0", "0.1")},
     template=(
         "A rectangular solar panel is {d} dm longer than it is wide and covers {p} square decimetres. How wide is the "
         "panel, in decimetres?"
@@ -44,6 +46,7 @@ POISSON_ARRIVAL = Family(
     p0="10",
     decimals=3,
     variants=(Variant({"lam": "4"}), Variant({"lam": "6.5"}), Variant({"lam": "1.5"})),
+    draws={"lam": Draw("0.5", "20.0", "0.1")},
     template=(
         "During a meteor shower, meteors are seen as a Poisson process at an average of {lam} per hour. What is the "
         "probability of seeing at least one meteor during a watch of {p} minutes? Give the probability as a number "
@@ -67,6 +70,7 @@ PENDULUM_PERIOD = Family(
     p0="1.5",
     decimals=3,
     variants=(Variant({"k": "40"}), Variant({"k": "12.5"}), Variant({"k": "75"})),
+    draws={"k": Draw("5.0", "100.0", "0.5")},
     template=(
         "A mass of {p} kg hangs from an ideal spring of stiffness {k} N/m and oscillates up and down without damping. "
         "What is the period of one full oscillation, in seconds?"
@@ -90,6 +94,7 @@ PROJECTILE_RANGE = Family(
     p0="25",
     decimals=2,
     variants=(Variant({"v": "6"}), Variant({"v": "9.5"}), Variant({"v": "14"})),
+    draws={"v": Draw("5.0", "30.0", "0.1")},
     template=(
         "A fountain nozzle at ground level shoots a jet of water at {v} m/s, aimed {p} degrees above the horizontal. "
         "Ignore air resistance and take the acceleration due to gravity as 9.81 m/s^2. How far from the nozzle, in "
@@ -114,6 +119,7 @@ RC_DISCHARGE = Family(
     epsilon="20",
     decimals=1,
     variants=(Variant({"V0": "15", "R": "500"}), Variant({"V0": "8", "R": "720"}), Variant({"V0": "4", "R": "320"})),
+    draws={"V0": Draw("2", "30", "1"), "R": Draw("200", "900", "10")},
     template=(
         "A drug reaches a blood concentration of {V0} mg/L right after an injection and is then eliminated with first "
         "order kinetics, the concentration falling as exp(-t/{R}) with t in minutes. What is the concentration, in "
