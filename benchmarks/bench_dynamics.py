@@ -1,8 +1,9 @@
 """Analytic systems through the real `mathbode run --protocol sequential` and `mathbode score`.
 
-A stub model on 127.0.0.1 applies a known system to the truths of its conversation: a pure delay
-of k steps (`delay-k`: the truth of the prompt k turns back) or a first-order low-pass
-(`anchor-a`: y_t = y_{t-1} + a (truth_t - y_{t-1}), y_{t-1} its own previous answer). Each is run
+The stand-in model server (`python -m mathbode.runner.stub_model`, here in this process) applies a
+known system to the truths of its conversation: a pure delay of k steps (`delay-k`: the truth of
+the prompt k turns back) or a first-order low-pass (`anchor-a`: y_t = y_{t-1} + a (truth_t -
+y_{t-1}), y_{t-1} its own previous answer). The README's headline figure is these runs' scores. Each is run
 cold (--run-in 0) and with run-ins, and the measured mid-band gain, phase and MB-Core are printed
 beside their analytic values: the comparison lives here, in the formulas of `analytic`.
 
@@ -17,36 +18,27 @@ import argparse
 import cmath
 import json
 import math
-import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import numpy as np  # noqa: E402
-
-from mathbode.builder.oracle import baseline_lines  # noqa: E402
-from mathbode.cli.run import main as run_cli  # noqa: E402
-from mathbode.evaluator.scorer.angles import angle_mean  # noqa: E402
-from mathbode.evaluator.scorer.scoring import score  # noqa: E402
-from mathbode.hub.reference import resolve_reference  # noqa: E402
-from mathbode.schema import layout, read_submission  # noqa: E402
-from mathbode.schema.selection import select_rows  # noqa: E402
-from tests.fixtures.stub_openai import StubOpenAI  # noqa: E402
+from mathbode.cli.run import main as run_cli
+from mathbode.evaluator.scorer.angles import angle_mean
+from mathbode.evaluator.scorer.scoring import score
+from mathbode.hub.reference import resolve_reference
+from mathbode.runner.stub_model import StubModel, running, systems_of
+from mathbode.runner.systems import parse_system
+from mathbode.schema import layout, read_submission
+from mathbode.schema.selection import select_rows
 
 T = layout().time_steps
 
 
 def analytic(model: str, f: float) -> complex:
-    """The model's frequency response at f cycles per 64 steps."""
-    w = 2 * math.pi * f / T
-    kind, value = model.split("-")
-    if kind == "delay":
-        return cmath.exp(-1j * w * int(value))
-    a = float(value)
-    return a / (1 - (1 - a) * cmath.exp(-1j * w))
+    """The model's frequency response at f cycles per 64 steps (the stand-in's own definition)."""
+    return parse_system(model).response(f, T)
 
 
 def analytic_core(model: str, mid=(4.0, 8.0)) -> float:
@@ -65,22 +57,17 @@ def main() -> None:
     args = parser.parse_args()
     families = layout().families if args.families == "all" else tuple(args.families.split(","))
     ref = resolve_reference(list(families), None)
-    rows = select_rows(ref.table, "ALL")
-    answers = {r["prompt"]: line["response"] for r, line in zip(rows, baseline_lines(rows), strict=True)}
     asked = len(select_rows(ref.table, args.preset))
     print(f"preset {args.preset}, families {','.join(families)}, history {args.history}; {asked:,} scored rows")
     print(
         f"{'model':<11} {'run-in':>6} {'requests':>9}  {'gain 4':>7} {'gain 8':>7} "
         f"{'phase 4':>8} {'phase 8':>8} {'MB-Core':>8}"
     )
-    stub = StubOpenAI(answers).start()
-    try:
-        measure(stub, args, families, ref)
-    finally:
-        stub.stop()
+    with running(StubModel(systems_of(None))) as url:
+        measure(url, args, families, ref)
 
 
-def measure(stub: StubOpenAI, args: argparse.Namespace, families: tuple[str, ...], ref) -> None:
+def measure(url: str, args: argparse.Namespace, families: tuple[str, ...], ref) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models.split(","):
             h4, h8 = analytic(model, 4), analytic(model, 8)
@@ -90,7 +77,7 @@ def measure(stub: StubOpenAI, args: argparse.Namespace, families: tuple[str, ...
             )
             for k in [int(x) for x in args.run_ins.split(",")]:
                 out = Path(tmp) / f"{model}-{k}.jsonl"
-                argv = ["--base-url", stub.base_url, "--model", model, "-o", str(out), "--preset", args.preset]
+                argv = ["--base-url", url, "--model", model, "-o", str(out), "--preset", args.preset]
                 argv += ["--families", ",".join(families), "--protocol", "sequential", "--history", args.history]
                 argv += ["--run-in", str(k), "--concurrency", "16"]
                 result = CliRunner().invoke(run_cli, argv, env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None})

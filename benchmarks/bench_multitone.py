@@ -1,6 +1,6 @@
-"""Multi-tone drives (issue 42): do the BLA's 95 % intervals cover 95 %, and what does a multi-tone run cost?
+"""Multi-tone drives (issue 42): do the BLA's 95 % intervals cover 95 %?
 
-    python benchmarks/bench_multitone.py [--sims 2000] [--seed 1] [--no-cost]
+    python benchmarks/bench_multitone.py [--sims 2000] [--seed 1]
 
 **Coverage.** Each simulated family is the release's multisine grid (3 questions x 4 realizations x
 2 periods, the plan of schema/layout.json) with exact answers c + A_q u_r(t) (A_q = 1, 1.1, 1.2:
@@ -18,10 +18,8 @@ simulations; the binomial standard error of a coverage near 0.95 from n interval
 sqrt(0.95 x 0.05 / n) (0.0020 at 2,000 simulations of 6 lines; lines of one simulation are nearly
 independent: each line's error is its own DFT bin of white errors).
 
-**Cost.** Requests and tokens (`runner.cost.estimate`, the dry run's counter) of SMOKE, FULL and the
-multi-tone release's ALL on the canonical five families, stateless and sequential (`mathbode run`'s
-defaults: history 8 exchanges; run-in 64), and
-the readings they buy: Bode points (a gain and a phase at one frequency) and detection lines.
+What a multi-tone run costs is not measured here: docs/multitone.md's cost table is made from
+`mathbode run --dry-run` by tests/test_cost_table.py, so it follows the runner's defaults.
 """
 
 from __future__ import annotations
@@ -29,13 +27,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 from mathbode.evaluator.scorer.multitone import MultitoneSweep, measure_family
+from mathbode.runner.systems import parse_system
 from mathbode.schema.drives import MultitonePlan
 from mathbode.schema.layout import layout
 
@@ -55,13 +52,10 @@ def unit_multisine(plan: MultitonePlan, realization: int) -> np.ndarray:
 
 
 def response(system: str, cycles: np.ndarray, T: int) -> np.ndarray:
-    """The population BLA of `system` at `cycles`."""
-    w = 2 * np.pi * np.asarray(cycles) / T
-    if system == "per-prompt":
-        return np.ones(len(w), dtype=complex)
-    if system == "delay+noise":
-        return 0.9 * np.exp(-1j * w * 2)
-    return 0.3 / (1 - 0.7 * np.exp(-1j * w))
+    """The population BLA of `system` at `cycles` (the stand-in's delay-2 and anchor-0.3, `runner.systems`)."""
+    linear = {"per-prompt": "truth", "delay+noise": "delay-2", "low-pass+per-prompt": "anchor-0.3"}[system]
+    gain = 0.9 if system == "delay+noise" else 1.0
+    return np.array([gain * parse_system(linear).response(float(f), T) for f in np.asarray(cycles)])
 
 
 def _apply(system: str, x: np.ndarray, T: int) -> np.ndarray:
@@ -105,48 +99,10 @@ def coverage(system: str, sims: int, seed: int, plan: MultitonePlan = PLAN) -> d
     return {"gain": gain_hits / total, "phase": phase_hits / total, "n": total, "phase_width": float(np.mean(widths))}
 
 
-def cost_table() -> list[tuple[str, str, int, int, int, int, int]]:
-    """(preset, protocol, rows, requests, prompt tokens, Bode points, detection lines) on the canonical five."""
-    from mathbode.builder.families import get_family
-    from mathbode.builder.oracle import canonical_reference
-    from mathbode.builder.release import build_release
-    from mathbode.runner.config import DEFAULT_HISTORY, RunConfig
-    from mathbode.runner.cost import estimate
-    from mathbode.schema.release_reference import release_reference
-    from mathbode.schema.selection import select_rows
-
-    lay = layout()
-    canonical = canonical_reference(list(lay.families)).table
-    with tempfile.TemporaryDirectory() as tmp:
-        build_release([get_family(f) for f in lay.families], Path(tmp) / "mt", drives="multitone")
-        multitone = release_reference(Path(tmp) / "mt", None).table.to_pylist()
-    families = len(lay.families)
-    plan = layout("multitone").multitone
-    grids = {
-        "SMOKE": (select_rows(canonical, "SMOKE"), 2 * families, 0),
-        "FULL": (select_rows(canonical, "FULL"), 5 * families, 0),
-        "multi-tone ALL": (
-            multitone,
-            len(plan.excited_lines) * families,
-            (plan.highest_line - len(plan.excited_lines) + len(plan.products())) * families,
-        ),
-    }
-    out = []
-    for name, (rows, bode_points, detection) in grids.items():
-        for protocol, config in (
-            ("stateless", RunConfig(model="m")),
-            ("sequential", RunConfig(model="m", protocol="sequential", history=DEFAULT_HISTORY, run_in=64)),
-        ):
-            cost = estimate(rows, config, catalogue=rows)
-            out.append((name, protocol, len(rows), cost.requests, cost.prompt_tokens, bode_points, detection))
-    return out
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sims", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-cost", action="store_true")
     args = parser.parse_args()
     start = time.perf_counter()
     print(f"BLA interval coverage (nominal 0.95), {args.sims} simulations x {len(PLAN.excited_lines)} lines each:")
@@ -158,16 +114,6 @@ def main() -> int:
             f"mean phase interval {c['phase_width']:.2f} deg)"
         )
     print(f"  ({time.perf_counter() - start:.0f} s)")
-    if not args.no_cost:
-        print("\nCost on the canonical five families (the dry run's token estimate):")
-        print("| preset | protocol | rows | requests | prompt tokens | Bode points | requests per Bode point |")
-        print("|---|---|---|---|---|---|---|")
-        for name, protocol, rows, requests, tokens, points, detection in cost_table():
-            extra = f" (+{detection} distortion levels)" if detection else ""
-            print(
-                f"| {name} | {protocol} | {rows:,} | {requests:,} | {tokens:,} | {points}{extra} | "
-                f"{requests / points:,.0f} |"
-            )
     return 0
 
 

@@ -103,7 +103,7 @@ class Structure:
     dedupe: bool = False
 
     def rows(self) -> list[dict[str, Any]]:
-        return select_rows(self.reference.table, self.preset)
+        return select_rows(self.reference.table, self.preset, self.reference.universe)
 
 
 @dataclass

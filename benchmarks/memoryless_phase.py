@@ -3,7 +3,8 @@
     python benchmarks/memoryless_phase.py [--noise 0.05]
 
 The model answers truth x (1 + noise x z(prompt)), z a fixed standard normal number drawn from
-the prompt's own hash: its answer depends on the prompt alone, the same prompt always gets the
+the prompt's own hash (the draw of the stand-in's `fixed-E`, `mathbode.runner.systems`; here
+truncated to six decimals): its answer depends on the prompt alone, the same prompt always gets the
 same answer, and it never sees an earlier step. It is a memoryless map, so it cannot lag. The
 script prints, per frequency, the mean |phase error| of its sweeps (the "phase lag" the
 stateless protocol would report) and, for the sweeps that start at phase 0 (all of SMOKE and
@@ -13,7 +14,6 @@ MVP), the distinct phase errors found, rounded to 1e-6 degrees.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 from collections import defaultdict
 
@@ -21,13 +21,9 @@ import numpy as np
 
 from mathbode.builder.oracle import canonical_reference
 from mathbode.evaluator.scorer.metrics import sweep_metrics
+from mathbode.runner.systems import prompt_normal as z
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import truncate
-
-
-def z(prompt: str) -> float:
-    seed = int.from_bytes(hashlib.sha256(prompt.encode()).digest()[:8], "big")
-    return float(np.random.default_rng(seed).standard_normal())
 
 
 def main() -> None:

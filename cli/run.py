@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -254,6 +255,7 @@ def main(
             f"{result.run_in_answered:,} run-in answers (asked before step 0, never scored){replayed} in "
             f"{run_in_path(output).name}."
         )
+    say(_spent(result))
     resume = shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
     if result.interrupted:
         say(f"Interrupted. Resume with:\n  {resume}")
@@ -274,3 +276,24 @@ def main(
     remaining = result.rows - result.skipped - answered
     if remaining:
         say(f"{remaining:,} rows remain (--limit); re-run the same command to continue.")
+
+
+if TYPE_CHECKING:  # the runner loads the HTTP client: imported where a run starts
+    from mathbode.runner.run import RunResult
+
+
+def _spent(result: RunResult) -> str:
+    """What the server said the run spent (its reported usage), beside the dry run's estimate."""
+    usage = result.usage_record()["usage"]
+    if usage is None:
+        return "Tokens: the server reported none with its answers (--dry-run estimates them)."
+    this = result.usage.to_record()
+    earlier = ""
+    if result.usage_before.requests and this is not None:
+        earlier = f"; this run {this['prompt_tokens']:,} prompt and {this['completion_tokens']:,} completion"
+    missing = usage["requests_without_usage"]
+    unreported = f"; {missing:,} answers came without a count" if missing else ""
+    return (
+        f"Tokens the server reported: {usage['prompt_tokens']:,} prompt and {usage['completion_tokens']:,} "
+        f"completion over {usage['requests']:,} requests{earlier}{unreported} (run record `usage`)."
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -85,8 +86,10 @@ def _validate(
     if not is_hub_spec(path) and detect_kind(Path(path)) == "submission":
         sub = read_submission(path, universe)
         recorded = sub.conditions.get("split")
+        if recorded is None and any(p.code == "unknown-key" for p in sub.report.problems):
+            recorded = _split_of_lines(Path(path))  # a line with an unknown key is not read for its conditions
         if split and recorded and recorded != split:
-            sub.report.error("split", "file", "meta.split", f"the split of {against}, {split}", recorded)
+            _another_release(sub.report, Path(path), recorded, split, against)
         return sub.report
     from mathbode.schema.dataset import validate_dataset
 
@@ -102,3 +105,62 @@ def _validate(
     if seed is not None and report.kind == "dataset" and not report.summary.get("private_split"):
         report.warning("seed", path, "--seed", "a private split (its manifest records seed_sha256)", "--seed ignored")
     return report
+
+
+#: A row key's signal type, as an unknown-key problem shows it.
+_SIGNAL = re.compile(r"signal_type=(\w+)")
+
+
+def _another_release(report: Report, path: Path, recorded: str, split: str, against: str) -> None:
+    """One finding for a submission that answers another release than the one it is checked
+    against, not an unknown key per line: its keys are that release's rows, so checking them
+    needs that release (`--reference`)."""
+    kinds = sorted({m[1] for p in report.problems if p.code == "unknown-key" for m in _SIGNAL.finditer(p.found)})
+    unknown = report.drop("unknown-key")
+    named = _recorded_release(path, recorded)
+    where = f"the release {named}" if named else "another release"
+    if not named and set(kinds) & {"multisine", "two_tone"}:
+        where += " (a multi-tone one: its rows are multisine and two-tone sweeps)"
+    keys = f"; {unknown:,} of its keys are not rows of {against}" if unknown else ""
+    report.lead(
+        "split",
+        "file",
+        "meta.split",
+        f"the split of {against}, {split}",
+        f"{recorded}: this submission answers {where}, not {against}{keys}. Give --reference DIR (that release's "
+        "folder, or hub:ORG/NAME) to check it against the release it answered",
+    )
+    if unknown:  # coverage counted against the wrong release's rows says nothing
+        report.summary["text"] = [f"coverage: not counted against {against} (the rows are another release's)"]
+
+
+def _recorded_release(path: Path, recorded: str) -> str | None:
+    """The release a run or batch record beside the submission names for its split, or None."""
+    stem = path.name.removesuffix(".jsonl")
+    for suffix in (".run.json", ".batch.json"):
+        try:
+            record = json.loads(path.with_name(stem + suffix).read_text("utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        reference = record.get("reference") if isinstance(record, dict) else None
+        if isinstance(reference, dict) and reference.get("split") == recorded:
+            release, source = reference.get("release"), reference.get("source")
+            if isinstance(release, str) and isinstance(source, str):
+                return f"{release} (--reference {source}, as its {suffix.lstrip('.')} record says)"
+    return None
+
+
+def _split_of_lines(path: Path, most: int = 1000) -> str | None:
+    """The split the first of a submission's lines that records one names (`meta.split`), or None."""
+    try:
+        with path.open("rb") as stream:
+            for _, raw in zip(range(most), stream, strict=False):
+                try:
+                    meta = json.loads(raw).get("meta")
+                except (ValueError, AttributeError, RecursionError):
+                    continue
+                if isinstance(meta, dict) and isinstance(meta.get("split"), str):
+                    return str(meta["split"])
+    except OSError:
+        return None
+    return None

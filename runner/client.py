@@ -121,8 +121,11 @@ def _fatal(err: openai.APIStatusError, config: RunConfig) -> FatalServerError:
     if status == 403:
         return FatalServerError(f"{where} refused access to model {config.model!r} (403).")
     if status == 404:
+        # The server's own words may say what it serves (the stand-in lists its patterns).
+        said = _server_message(err, config).rstrip(".")
         return FatalServerError(
             f"{where} does not know model {config.model!r} (404). List the server's models at {where}/models."
+            + (f" The server says: {said}." if said else "")
         )
     hint = (
         f" The server may not support --constrain-format {config.constrain_format}; try another mechanism."

@@ -33,6 +33,64 @@ class JournalError(MathBodeError):
     """The output file is not a journal this run can continue."""
 
 
+#: What a record says when no answer came with a token count.
+NO_USAGE = (
+    "the server reported no token usage with its answers (no `usage` in its chat completions), so the run cannot "
+    "say what it spent; `mathbode run --dry-run` estimates it"
+)
+
+
+@dataclass
+class Usage:
+    """Tokens the server reported (a chat completion's `usage`), summed over answered requests.
+
+    Only answers are counted: a failed attempt returns no completion and no usage. A line that
+    shares another's answer (`--dedupe`) was not asked and counts nothing."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: Answers that came with a count, and answers that came without one.
+    requests: int = 0
+    requests_without_usage: int = 0
+
+    def add(self, prompt_tokens: Any, completion_tokens: Any) -> None:
+        counts = [
+            c if isinstance(c, int) and not isinstance(c, bool) and c >= 0 else None
+            for c in (prompt_tokens, completion_tokens)
+        ]
+        if counts == [None, None]:
+            self.requests_without_usage += 1
+            return
+        self.requests += 1
+        self.prompt_tokens += counts[0] or 0
+        self.completion_tokens += counts[1] or 0
+
+    def add_meta(self, meta: Any) -> None:
+        """Count a written answer by its `meta`, if it records an asked request (`attempts`)."""
+        if isinstance(meta, dict) and "attempts" in meta and not meta.get("shared"):
+            self.add(meta.get("prompt_tokens"), meta.get("completion_tokens"))
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.requests + other.requests,
+            self.requests_without_usage + other.requests_without_usage,
+        )
+
+    def to_record(self) -> dict[str, int] | None:
+        """The record's form: None when no answer reported a count (the server reports none)."""
+        if not self.requests:
+            return None
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "requests": self.requests,
+            "requests_without_usage": self.requests_without_usage,
+        }
+
+
 @dataclass
 class Journal:
     """An append-only predictions file and the row keys it already answers."""
@@ -51,6 +109,8 @@ class Journal:
     lines: dict[RowKey, int] = field(default_factory=dict)
     #: The families its lines may name (the reference's; None: the canonical five).
     universe: Universe | None = None
+    #: The tokens the server reported for the answers read back (earlier runs of this output).
+    usage: Usage = field(default_factory=Usage)
     _stream: IO[str] | None = None
 
     @classmethod
@@ -91,6 +151,7 @@ class Journal:
                 continue  # the same answer written twice (two runs on one output): kept once
             seen[key] = (number, answer)
             kept.append(raw)
+            self.usage.add_meta(record.get("meta"))  # a repeated line was one answer: counted once
             self.lines[key] = number
             self.answered.add(key)
             if isinstance(record.get("response"), str):

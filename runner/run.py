@@ -28,7 +28,7 @@ from mathbode.schema.universe import Universe
 
 from .client import RetriesExhausted, ask, make_client, preflight
 from .config import RunConfig
-from .journal import Journal, OutputLock
+from .journal import NO_USAGE, Journal, OutputLock, Usage
 from .progress import Progress
 from .protocols import Job, jobs
 from .run_in import RunInJournal, RunInPlan, run_in_path
@@ -69,6 +69,10 @@ class RunResult:
     #: the bytes of a torn last line cut off it.
     run_in_replayed: int = 0
     run_in_repaired_bytes: int = 0
+    #: Tokens the server reported: for the answers this run received, and for those the output
+    #: and its run-in journal already held when it started (earlier runs of the same output).
+    usage: Usage = field(default_factory=Usage)
+    usage_before: Usage = field(default_factory=Usage)
 
     @property
     def answers_per_second(self) -> float:
@@ -89,6 +93,16 @@ class RunResult:
             "in_output": self.skipped + self.answered,
             "compliant_in_output": self.skipped_compliant + self.compliant,
         }
+
+    def usage_record(self) -> dict[str, Any]:
+        """The run record's `usage`: the tokens the server reported for every answer the output and
+        its run-in journal hold (this run's and the runs it resumed: an answer lost to a kill, or a
+        torn line cut off, is not held and is counted when it is asked again), with this run's
+        share; null, and `usage_note` saying why, when the server reported none."""
+        total = (self.usage_before + self.usage).to_record()
+        if total is None:
+            return {"usage": None, "usage_note": NO_USAGE}
+        return {"usage": {**total, "this_run": self.usage.to_record()}}
 
 
 class _RateLimiter:
@@ -148,6 +162,7 @@ def _write_record(output: Path, config: RunConfig, context: dict[str, Any], resu
         "parameters": config.to_record(),
         **context,
         "counts": result.counts(),
+        **result.usage_record(),
         "failed_examples": [{"key": format_key(k), "reason": r} for k, r in list(result.failed.items())[:10]],
         "seconds": round(result.seconds, 3),
         "answers_per_second": None if math.isnan(result.answers_per_second) else round(result.answers_per_second, 3),
@@ -228,6 +243,7 @@ def _run_locked(
         duplicates_dropped=journal.duplicates_dropped,
         run_in_replayed=run_ins.answered_count if run_ins is not None else 0,
         run_in_repaired_bytes=run_ins.repaired_bytes if run_ins is not None else 0,
+        usage_before=journal.usage + (run_ins.usage if run_ins is not None else Usage()),
     )
     started = _now()
     first = _first_start(output) if resume else None
@@ -371,6 +387,7 @@ async def _drive(
                         bar.update(failed=True, compliant=False)
                     return False
                 assert run_ins is not None and job.sweep is not None and job.history is not None
+                result.usage.add(answer.prompt_tokens, answer.completion_tokens)
                 run_ins.append(job.sweep, row, answer.text, {**answer.meta(), **conditions})
                 result.run_in_answered += 1
                 job.history.append((row["prompt"], answer.text))
@@ -402,6 +419,7 @@ async def _drive(
                             bar.update(failed=True, compliant=False)
                         row_done()
                         break  # a conversation cannot go on without this step: a resume continues it
+                    result.usage.add(answer.prompt_tokens, answer.completion_tokens)
                     compliant = parse_ok(answer.text)
                     meta = {**answer.meta(), **conditions}
                     write(row, answer.text, {**meta, "shared": False} if config.dedupe else meta, compliant)

@@ -42,7 +42,7 @@ from mathbode.schema.keys import row_key
 from mathbode.schema.layout import layout
 from mathbode.schema.selection import key_fields
 
-from .journal import close_synced
+from .journal import Usage, close_synced
 
 #: The longest run-in: one whole period of the slowest sinusoid (a sweep's 64 steps).
 MAX_RUN_IN = layout().time_steps
@@ -141,6 +141,8 @@ class RunInJournal:
     responses: dict[tuple[Any, ...], list[str]] = field(default_factory=dict)
     #: Bytes of a torn last line cut off on resume (that run-in step is asked again).
     repaired_bytes: int = 0
+    #: The tokens the server reported for the run-in answers read back.
+    usage: Usage = field(default_factory=Usage)
     _stream: IO[str] | None = None
 
     @classmethod
@@ -207,6 +209,7 @@ class RunInJournal:
                         "replayed as asked. Use --overwrite to start again."
                     )
             answered.append(response)
+            self.usage.add_meta(record["meta"])
         if cut and tail:  # a torn last line, proved ours with the rest: that step is asked again
             with open(self.path, "r+b") as f:
                 f.truncate(end)

@@ -310,6 +310,14 @@ def coverage(rows: np.ndarray, universe: Universe | None = None) -> dict[str, An
             "of": len(wanted) * lay.time_steps,
             "families_complete": [fam for fam in universe.families if have.get(fam, 0) == need[fam]],
         }
+    if not lay.presets:
+        # A release without presets (multi-tone) is asked whole: ALL is its one preset, and what
+        # "coverage by preset" must say of a complete submission.
+        presets["ALL"] = {
+            "rows": int(per_sweep.sum()),
+            "of": len(universe.families) * lay.rows_per_family,
+            "families_complete": [fam for fam in universe.families if per_slot[fam] == lay.rows_per_family],
+        }
     complete = [name for name, p in presets.items() if p["rows"] == p["of"]]
     return {"families": families, "presets": presets, "presets_complete": complete}
 

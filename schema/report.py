@@ -61,6 +61,19 @@ class Report:
     def warning(self, code: str, where: str, field: str, expected: str, found: str) -> None:
         self.add(WARNING, code, where, field, expected, found)
 
+    def lead(self, code: str, where: str, field: str, expected: str, found: str) -> None:
+        """An error shown before every other problem: the one that explains them."""
+        self.error(code, where, field, expected, found)
+        problem = self.problems.pop()
+        self.problems.insert(0, problem)
+
+    def drop(self, code: str) -> int:
+        """Forget every problem of `code` (their cause is reported instead); returns how many there were."""
+        groups = [group for group in self._counts if group[1] == code]
+        dropped = sum(self._counts.pop(group) for group in groups)
+        self.problems = [p for p in self.problems if p.code != code]
+        return dropped
+
     @property
     def errors(self) -> list[Problem]:
         """The kept error instances (see `num_errors` for the count)."""

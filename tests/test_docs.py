@@ -15,6 +15,11 @@ The rules a page follows (docs/internals.md, "Documentation that runs", says the
 - A block that names `http://127.0.0.1:8000/v1` runs against the stub server
   (`tests/fixtures/stub_openai.py`): that address becomes the stub's, and the placeholder `MODEL`
   becomes `truth` (the stub's exact answers).
+- A block marked `<!-- needs: stand-in (why) -->` starts the stand-in model server
+  (`python -m mathbode.runner.stub_model --port 8000 ...`, one command): the test starts it in
+  the background on a free port instead of 8000, with the block's other options, and the page's
+  later blocks that name the address run against it (a second such block replaces it), as a
+  reader runs them in another terminal.
 - A ```text block right after a run block (only blank lines between) is that block's expected
   standard output, compared line by line (trailing spaces ignored): a changed output fails.
 - The environment is offline (`HF_HUB_OFFLINE=1`, `HF_DATASETS_OFFLINE=1`, a fresh `HF_HOME`),
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,7 +44,9 @@ from mathbode.cli.main import SUBCOMMANDS
 REPO = Path(__file__).resolve().parent.parent
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 RUN_LANGUAGES = {"bash", "sh", "console", "python"}
-NEEDS = {"server", "network", "long"}
+NEEDS = {"server", "network", "long", "stand-in"}
+#: The command a `stand-in` block runs (see the module's rules).
+STAND_IN = ["python", "-m", "mathbode.runner.stub_model", "--port", "8000"]
 STUB_ADDRESS = "http://127.0.0.1:8000/v1"
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")
 MARKER = re.compile(r"^\s*<!--\s*needs:\s*(?P<kind>[\w-]+)\b(?P<why>.*?)-->\s*$")
@@ -215,23 +223,64 @@ def same_text(got: str, expected: str) -> bool:
     return norm(got) == norm(expected)
 
 
+class StandIn:
+    """The stand-in a `stand-in` block starts, run in the background on a free port."""
+
+    def __init__(self, block: Block, folder: Path, env: dict[str, str]) -> None:
+        argv = shlex.split(block.code)
+        assert argv[: len(STAND_IN)] == STAND_IN and "\n" not in block.code.strip(), (
+            f"{block.where}: a stand-in block is one command, `{' '.join(STAND_IN)} ...`"
+        )
+        argv = [sys.executable, *STAND_IN[1:-1], "0", *argv[len(STAND_IN) :]]
+        self.process = subprocess.Popen(argv, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = self.process.stdout.readline().decode()  # it says where it serves once it listens
+        if " at http://" not in line:
+            self.process.terminate()
+            err = self.process.communicate(timeout=10)[1].decode()
+            raise AssertionError(f"{block.where}: the stand-in did not start\n{line}{err}")
+        self.base_url = line.split(" at ")[1].split()[0]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+        self.process.stdout.close()
+        self.process.stderr.close()
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(REPO)) for p in PAGES])
 def test_every_block_of_the_page_runs_offline_or_says_why_not(page, stub, tmp_path):
-    runnable = [b for b in run_blocks(page) if b.needs is None]
+    runnable = [b for b in run_blocks(page) if b.needs in (None, "stand-in")]
     if not runnable:
         pytest.skip(f"{page.name} has no block that runs offline")
     folder = tmp_path / "work"
     shutil.copytree(REPO / "dist", folder / "dist")
     env = environment(folder)
-    for block in runnable:
-        out = []
-        for argv, code in commands(block, stub.base_url):
-            done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
-            assert done.returncode == 0, (
-                f"{block.where}: exit {done.returncode}\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
-            )
-            out.append(done.stdout)
-        expected = block.expected if block.lang != "console" else console_output(block)
-        if expected is not None:
-            got = "".join(out).replace(str(folder), ".")
-            assert same_text(got, expected), f"{block.where}: the quoted output changed\n--- now\n{got}"
+    stand_in: StandIn | None = None
+    try:
+        for block in runnable:
+            if block.needs == "stand-in":
+                if stand_in is not None:
+                    stand_in.stop()
+                    stand_in = None
+                stand_in = StandIn(block, folder, env)
+                continue
+            base_url = stand_in.base_url if stand_in is not None else stub.base_url
+            check_block(block, base_url, folder, env)
+    finally:
+        if stand_in is not None:
+            stand_in.stop()
+
+
+def check_block(block: Block, base_url: str, folder: Path, env: dict[str, str]) -> None:
+    """Run a block's commands in `folder`; each must exit 0, and the output quoted after it must match."""
+    out = []
+    for argv, code in commands(block, base_url):
+        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (
+            f"{block.where}: exit {done.returncode}\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+        )
+        out.append(done.stdout)
+    expected = block.expected if block.lang != "console" else console_output(block)
+    if expected is not None:
+        got = "".join(out).replace(str(folder), ".")
+        assert same_text(got, expected), f"{block.where}: the quoted output changed\n--- now\n{got}"

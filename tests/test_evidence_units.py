@@ -230,3 +230,69 @@ def test_gap_tests_hold_their_rates_on_the_release_rows(gap):
     assert readings == 60 and claimed / readings <= binomial_bound(0.05, readings)
     claimed, readings = found["Wilson interval misses the share of exact prompts"]
     assert readings == 60 and claimed / readings <= binomial_bound(0.05, readings)
+
+
+@pytest.fixture(scope="module")
+def many_problems(tmp_path_factory):
+    return _build(tmp_path_factory, "paired", "--variants", "gap", "--questions", "12", "--families", "linear_solve")
+
+
+def test_on_paired_a_gs_hurt_model_is_found_on_gs_alone_over_problems(many_problems):
+    # PAIRED asks one sweep of each of the 12 problems. A model exact on every original and DL/DLC/DLM
+    # row and 1 % off on every GS row: every problem is a discordant unit on GS (12 of 12, exact
+    # McNemar p = 2 / 2^12), none on the others (p = 1); the MB-Core interval is over the 12 problems.
+    rows = select_rows(many_problems.table, "PAIRED", many_problems.universe)
+    assert len(rows) == 6 * 12 * 64
+    values = [r["ground_truth"] * (1.01 if r["family"] == "linear_solve__gs" else 1.0) for r in rows]
+    result = _score(many_problems, rows, values, "PAIRED")
+    assert result.preset == "PAIRED"
+    by_kind = result.extra["variants"]["linear_solve"]
+    gs = by_kind["GS"]
+    assert (gs["unit"], gs["n_units"], gs["problems"]) == ("problem", 12, list(range(12)))
+    assert (gs["only_original_exact"], gs["only_variant_exact"]) == (12, 0)
+    assert gs["mcnemar_p"] == 2 / 2**12 and gs["mcnemar_p_holm"] == pytest.approx(5 * 2 / 2**12)
+    assert (gs["mb_core_diff_unit"], gs["mb_core_diff_n_units"]) == ("problem", 12)
+    for kind in ("DL", "DLC", "DLM"):
+        entry = by_kind[kind]
+        assert entry["unit"] == "problem" and entry["n_units"] == 12
+        assert entry["only_original_exact"] == entry["only_variant_exact"] == 0 and entry["mcnemar_p"] == 1.0
+        assert entry["mb_core_diff"] == 0.0
+    assert result.extra["accuracy"]["problems"] == 6 * 12
+
+
+@pytest.mark.parametrize("case", ["one shared sweep", "one row a sweep", "null", "1e300", "garbage"])
+def test_a_gap_submission_of_few_or_bad_answers_scores_and_renders(gap, tmp_path, case):
+    # Issue #49: these ended in "TypeError: 'float' object is not iterable" (an interval of null,
+    # read back from the results document as NaN, printed as a pair).
+    from mathbode.cli.main import mathbode
+
+    rows = select_rows(gap.table, "MVP", gap.universe)
+    first = rows[0]
+    same = [r for r in rows if r["family"] in ("linear_solve", "linear_solve__gs")]
+    same = [r for r in same if all(r[k] == first[k] for k in ("question_id", "amplitude_scale", "frequency_cycles"))]
+    same = [r for r in same if r["phase_deg"] == first["phase_deg"]]
+    if case == "one row a sweep":
+        same = [r for r in same if r["time_step"] == 0]
+    lines = []
+    for r in same:
+        key = {k: r[k] for k in ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles")}
+        key |= {"phase_deg": r["phase_deg"], "time_step": r["time_step"]}
+        gs = r["family"] == "linear_solve__gs"
+        if case == "garbage" and gs:
+            lines.append(key | {"response": "zz"})
+        elif case == "null" and gs:
+            lines.append(key | {"prediction": None})
+        elif case == "1e300" and gs:
+            lines.append(key | {"prediction": 1e300})
+        else:
+            lines.append(key | {"prediction": r["ground_truth"]})
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    release = str(gap.source) if Path(str(gap.source)).is_dir() else None
+    assert release
+    out = tmp_path / "r"
+    result = CliRunner().invoke(mathbode, ["score", str(path), "--reference", release, "--no-plots", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output and "1 McNemar test (nothing to adjust)" in result.output
+    again = CliRunner().invoke(mathbode, ["report", str(out)])
+    assert again.exit_code == 0, again.output

@@ -24,6 +24,7 @@ from mathbode.evaluator.scorer.multitone import (
     MultitoneSweep,
     measure_family,
 )
+from mathbode.runner.systems import deviations
 from mathbode.schema.dataset import validate_dataset
 from mathbode.schema.layout import layout
 
@@ -41,12 +42,7 @@ def _build(tmp_path_factory, family):
 
 def _deviations(rows):
     """prompt -> (centre, scale) of its question's exact answers: what the stub's static maps deviate from."""
-    deviations = {}
-    for q in {r["question_id"] for r in rows}:
-        truths = np.array([r["ground_truth"] for r in rows if r["question_id"] == q])
-        centre, scale = float(truths.mean()), float(truths.std() * math.sqrt(2))
-        deviations.update({r["prompt"]: (centre, scale) for r in rows if r["question_id"] == q})
-    return deviations
+    return deviations(rows)
 
 
 def _serve(rows):

@@ -197,6 +197,32 @@ def test_gs_only_degradation_shows_on_gs_alone(paired, tmp_path):
             assert entry["mb_core_diff_interval"][0] <= 0.0 <= entry["mb_core_diff_interval"][1]
 
 
+def test_the_stand_in_serves_a_paired_release_with_its_garbled_names(paired):
+    """`python -m mathbode.runner.stub_model --reference gap` (the README's GAP recipe) reads the GS
+    names from the release's manifest: `gsgain-1.3` answers 1.3 x `numbers` on a GS prompt alone."""
+    import random
+    import re
+
+    from mathbode.runner.stub_model import StubModel, systems_of
+    from mathbode.schema.release_reference import release_reference
+
+    manifest = json.loads((paired / "MANIFEST.json").read_text())
+    gs = {n for e in manifest["families"].values() if e.get("variant") == "GS" for n in e["surface"]["names"].values()}
+    model = StubModel(systems_of(str(paired)))
+    assert set(model.systems.gs_names) == gs and gs
+    rows = release_reference(paired, ["linear_solve__gs", "linear_solve__dl"]).table.to_pylist()
+    for row in (rows[0], rows[-1]):  # a GS row and a DL row: the same numbers, other names
+        rng = random.Random(" ".join(re.findall(r"\d+(?:\.\d+)?", row["prompt"])))
+        rng.random()
+        noisy = row["ground_truth"] * (1 + 0.001 * rng.gauss(0, 1))
+        gain = 1.3 if row["family"].endswith("__gs") else 1.0
+        answer = model.answer("gsgain-1.3", [{"role": "user", "content": row["prompt"]}])
+        if gain == 1.3:
+            assert answer == f"[answer_start] {gain * noisy:.6f} [answer_end]"
+        else:
+            assert answer == model.answer("numbers", [{"role": "user", "content": row["prompt"]}])
+
+
 def test_exact_mcnemar():
     assert exact_mcnemar(0, 0) == 1.0
     assert exact_mcnemar(5, 5) == 1.0

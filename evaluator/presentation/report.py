@@ -299,7 +299,7 @@ def variants_lines(r: Results) -> list[str]:
         return []
 
     def bracket(iv: list[float | None] | None, digits: int = 4) -> str:
-        if not iv:
+        if not isinstance(iv, list) or not iv:
             return " (no interval)"
         # A time constant's upper bound is null when the memory has no end.
         return " [" + ", ".join("inf" if x is None else f"{x:+.{digits}f}" for x in iv) + "]"
@@ -375,6 +375,11 @@ def variants_evidence(r: Results) -> list[str]:
     return lines
 
 
+def _tests_text(n: int) -> str:
+    """'25 McNemar tests, Holm-adjusted over all of them', or '1 McNemar test (nothing to adjust)'."""
+    return f"{n} McNemar tests, Holm-adjusted over all of them" if n != 1 else "1 McNemar test (nothing to adjust)"
+
+
 def exact_units_text(v: dict[str, Any]) -> str:
     """'12/17 -> 0/17' (units exact, original -> variant); a document from before units, shares of rows."""
     if "n_units" not in v:
@@ -410,8 +415,7 @@ def evidence_lines(entries: list[dict[str, Any]]) -> list[str]:
     )
     return [
         f"Evidence per pair: {counted} (rows asking one prompt count once; a unit is exact when most of its "
-        f"rows are).{within} {entries[0]['mcnemar_tests']} McNemar tests, Holm-adjusted over all of them: "
-        "bold marks an adjusted p below 0.05."
+        f"rows are).{within} {_tests_text(entries[0]['mcnemar_tests'])}: bold marks an adjusted p below 0.05."
     ]
 
 

@@ -143,7 +143,12 @@ def scored_sweeps(preset: str, universe: Universe | None = None) -> frozenset[Sw
 @lru_cache(maxsize=32)
 def _scored_sweeps(preset: str, universe: Universe) -> frozenset[SweepKey]:
     if preset.upper() == ALL_PRESET:
-        return frozenset(s for f in universe.families for s in canonical_sweeps(f) if s.signal_type == SINUSOID)
+        return frozenset(
+            s
+            for f in universe.families
+            for s in canonical_sweeps(f, universe.drives, universe.questions)
+            if s.signal_type == SINUSOID
+        )
     return preset_sweep_keys(layout().preset_name(preset), universe)
 
 
@@ -170,7 +175,8 @@ def transient_scope(preset: str, families: set[str], universe: Universe | None =
     """The chirp and step sweeps a preset asks for (ALL: every one), in the given families."""
     lay = layout()
     if preset == ALL_PRESET:
-        wanted: set[SweepKey] = {s for f in universe_of(universe).families for s in canonical_sweeps(f)}
+        full = universe_of(universe)
+        wanted: set[SweepKey] = {s for f in full.families for s in canonical_sweeps(f, full.drives, full.questions)}
     elif preset in lay.transient_presets:
         wanted = set(preset_sweep_keys(preset, universe))
     else:
