@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Callable
 
 import click
 
 from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.errors import MathBodeError
+from mathbode.core.names import printable
 
 from .common import CONTEXT, exit_on_error, version_option
 
@@ -30,6 +32,10 @@ def main(spec: str | None, as_json: bool) -> None:
     # The families (sympy, 0.3-0.5 s) load when listed, not for --help.
     from mathbode.builder.families import FAMILIES, extended_families, known_families, plugins, resolve_families
 
+    # Imported before the plugins load: the child that imports them is forked from this process
+    # and inherits it, instead of importing it again itself.
+    from mathbode.builder.families.check import expression_problem
+
     try:
         families = resolve_families(spec) if spec else list(known_families().values())
     except MathBodeError as err:
@@ -46,22 +52,36 @@ def main(spec: str | None, as_json: bool) -> None:
             "parameter_meaning": family.parameter_meaning,
             "p_range": list(family.p_range),
             "p0": family.p0,
-            "answer": _formula(family),
+            "answer": _formula(family, expression_problem),
             # A built-in family names the package it lives in, as docs/family-guide.md does.
             "origin": family.origin or f"mathbode.builder.families.{release}",
             "release": release,
         }
         if as_json:
-            click.echo(json.dumps(facts, ensure_ascii=False))
+            click.echo(json_line(facts))
             continue
-        click.echo(f"{family.name} {family.version}  [{release}; {facts['origin']}]")
-        click.echo(f"  {family.title}: {family.summary}")
+        # A plugin's texts are shown, never obeyed: an escape sequence (a hyperlink, a terminal
+        # title) or a direction override is printed as its escape, not sent to the terminal.
+        click.echo(printable(f"{family.name} {family.version}  [{release}; {facts['origin']}]"))
+        click.echo(printable(f"  {family.title}: {family.summary}"))
         click.echo(
-            f"  p = {family.parameter_meaning}, in [{family.p_range[0]}, {family.p_range[1]}] around {family.p0}"
+            printable(
+                f"  p = {family.parameter_meaning}, in [{family.p_range[0]}, {family.p_range[1]}] around {family.p0}"
+            )
         )
-        click.echo(f"  answer: {facts['answer']}")
+        click.echo(printable(f"  answer: {facts['answer']}"))
     for problem in plugins().problems:
-        click.echo(f"Warning: {problem}", err=True)
+        click.echo(printable(f"Warning: {problem}"), err=True)
+
+
+def json_line(facts: dict) -> str:
+    """One JSON object whose text holds no character a terminal acts on: each is written as its
+    JSON escape (\\u001b, \\u202e), so the values read back are exactly the family's."""
+    return _UNPRINTABLE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(facts, ensure_ascii=False))
+
+
+# What `printable` escapes: C0 and C1 controls, DEL, the direction overrides, lone surrogates.
+_UNPRINTABLE_IN_JSON = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 #: How long sympy may take to state one family's answer for the listing.
@@ -70,11 +90,9 @@ FORMULA_SECONDS = 10.0
 FORMULA_CHARS = 500
 
 
-def _formula(family: Family) -> str:
+def _formula(family: Family, expression_problem: Callable[[object], str | None]) -> str:
     """The answer's formula for the listing: bounded in time and length, never a traceback (a
     plugin's family is data we did not write)."""
-    from mathbode.builder.families.check import expression_problem
-
     try:
         with time_bound(FORMULA_SECONDS):
             parts = [family.answer] if family.answer is not None else list(family.equations)

@@ -7,6 +7,7 @@ import sys
 import click
 
 from mathbode.core.errors import MathBodeError, UsageError
+from mathbode.core.names import printable
 
 from .common import CONTEXT, exit_on_error, version_option
 
@@ -37,33 +38,37 @@ def check(targets: tuple[str, ...], namespace: str | None, time_limit: float) ->
     """Check families: each TARGET is a family name (or all, extended, installed, NAMESPACE.*) or a
     FILE.py that defines families. Exits 1 if any family fails."""
     from mathbode.builder.families import resolve_families
-    from mathbode.builder.families.check import check_family
-    from mathbode.builder.families.files import families_from_file
-    from mathbode.builder.families.plugins import namespaced, valid_namespace
+    from mathbode.builder.families.check import CheckReport, check_family
+    from mathbode.builder.families.files import load_family_file
+    from mathbode.builder.families.plugins import valid_namespace
 
     if namespace is not None and not valid_namespace(namespace):
         raise UsageError(f"--namespace {namespace!r}: lowercase letters, digits and _, starting with a letter.")
     families = []
+    #: A file's families whose definitions failed in the child that imported them: their findings.
+    failed_early: list[CheckReport] = []
     for target in targets:
         if target.endswith(".py"):
-            found = families_from_file(target)
-            if namespace is not None:
-                try:
-                    found = [namespaced(f, namespace, f"file {target}") for f in found]
-                except ValueError as err:
-                    raise UsageError(f"{target}: {err}.") from None
-            families += found
+            loaded = load_family_file(target, namespace)
+            families += loaded.families
+            for name, findings in loaded.failed.items():
+                report = CheckReport(name)
+                for code, message in findings:
+                    report.fail(code, message)
+                failed_early.append(report)
             continue
         try:
             families += resolve_families(target)
         except MathBodeError as err:
             raise UsageError(f"{err} A file of families must end in .py.") from None
-    failed = 0
+    failed = len(failed_early)
+    for report in failed_early:
+        click.echo(printable(report.format_text()))  # a plugin's text shown, its escape sequences not run
     for family in families:
         report = check_family(family, seconds=time_limit)
-        click.echo(report.format_text())
+        click.echo(printable(report.format_text()))
         failed += not report.passed
-    passed = len(families) - failed
-    click.echo(f"{passed} of {len(families)} families passed" + (f"; {failed} failed" if failed else "."))
+    total = len(families) + len(failed_early)
+    click.echo(f"{total - failed} of {total} families passed" + (f"; {failed} failed" if failed else "."))
     if failed:
         sys.exit(1)

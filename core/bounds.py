@@ -1,10 +1,14 @@
-"""A bound in time on code we run but did not write: a family file, a plugin's import, a check.
+"""A bound in time on our own code working on data we did not write: a family's check, its formula.
 
 `time_bound(seconds)` arms a real-time interval timer; when it fires, `OutOfTime` is raised in
 the bounded code at its next Python instruction (a loop, a sleep, sympy's own recursion). It
-derives from BaseException so that a plugin's `except Exception:` cannot swallow it. The timer
-needs the main thread of a Unix process; elsewhere the code runs unbounded (said by `armed`).
+derives from BaseException so that no `except Exception:` on the way swallows it. The timer
+needs the main thread of a Unix process; elsewhere the code runs unbounded (said by `can_bound`).
 Bounds nest: an inner bound never outlives, nor extends, the outer one.
+
+Code we did not write (a plugin, a family file) is never bounded this way: it could ignore,
+block or disarm the signal. It runs in a child process that `mathbode.core.child` bounds from
+outside; only its families' data reaches the code this module bounds.
 """
 
 from __future__ import annotations
@@ -30,15 +34,6 @@ def can_bound() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
-class UserInterrupt(KeyboardInterrupt):
-    """Ctrl-C pressed while bounded code ran: the user's, re-raised by whoever catches what the
-    bounded code raises (a plugin that raises KeyboardInterrupt itself raises the plain one)."""
-
-
-def _user_interrupt(_signum: int, _frame: object) -> None:
-    raise UserInterrupt()
-
-
 _deadlines: list[float] = []
 #: After the first, the alarm fires again every so often until the bound ends: an exception raised
 #: where Python cannot pass it on (inside a garbage-collector callback, say) is lost, and the next
@@ -62,7 +57,6 @@ def time_bound(seconds: float) -> Iterator[None]:
         raise OutOfTime(seconds if ours == deadline else outer - start)
 
     previous = signal.signal(signal.SIGALRM, fire)
-    previous_int = signal.signal(signal.SIGINT, _user_interrupt)
     _deadlines.append(ours)
     signal.setitimer(signal.ITIMER_REAL, max(ours - time.monotonic(), 1e-3), _RETRY_SECONDS)
     try:
@@ -71,7 +65,6 @@ def time_bound(seconds: float) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         _deadlines.pop()
         signal.signal(signal.SIGALRM, previous)
-        signal.signal(signal.SIGINT, previous_int)
         if _deadlines:  # the outer bound's timer, re-armed for what is left of it
             signal.setitimer(signal.ITIMER_REAL, max(_deadlines[-1] - time.monotonic(), 1e-3), _RETRY_SECONDS)
 

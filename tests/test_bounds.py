@@ -1,4 +1,4 @@
-"""The time bound on code we did not write (`mathbode.core.bounds`)."""
+"""The time bound on our own code working on data we did not write (`mathbode.core.bounds`)."""
 
 from __future__ import annotations
 

@@ -81,14 +81,15 @@ def test_a_broken_plugin_never_reaches_the_built_in_families(importable):
     assert get_family("linear_solve") is FAMILIES["linear_solve"]
 
 
-def test_a_plugin_family_may_not_take_another_namespace(importable, monkeypatch):
-    import dataclasses
-
-    import acme_families
-
-    stolen = dataclasses.replace(acme_families.FAMILIES[0], name="other.fuel_cost")
-    monkeypatch.setattr(acme_families, "FAMILIES", (stolen,))
-    problem = load_plugins([_ep("acme", "acme_families")]).problems[0]
+def test_a_plugin_family_may_not_take_another_namespace(importable, tmp_path, monkeypatch):
+    # The plugin is imported in a child process: the stolen name is in a module of its own.
+    (tmp_path / "stealing_families.py").write_text(
+        "import dataclasses\n\nimport acme_families\n\n"
+        "FAMILIES = (dataclasses.replace(acme_families.FAMILIES[0], name='other.fuel_cost'),)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    problem = load_plugins([_ep("acme", "stealing_families")]).problems[0]
     assert "is named for namespace 'other', not 'acme'" in problem.message
 
 

@@ -373,9 +373,24 @@ def _definition(family: Family, report: CheckReport, lay: Layout | None = None) 
             report.fail("variants", f"questions {seen[key]} and {q} have the same constants: each variant must differ")
         seen.setdefault(key, q)
     try:
-        fields = {name for _, name, _, _ in string.Formatter().parse(family.template) if name is not None}
+        parsed = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(family.template)]
     except ValueError as err:
         report.fail("template", f"the template is not a format string ({err}): use {{p}} and {{constant}} only")
+        return False
+    fields = {name for name, _, _ in parsed if name is not None}
+    # A format spec or conversion would print p otherwise than the row's p_value says (and a
+    # width of 5e7 makes each of 9,408 prompts 50 MB): a field shows its value as written.
+    formatted = [
+        f"{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
+        for name, spec, conv in parsed
+        if spec or conv
+    ]
+    if formatted:
+        report.fail(
+            "template",
+            f"the template formats {', '.join(sorted(set(formatted)))[:80]}: write {{p}} and {{name}} plain (a "
+            "prompt shows each value exactly as written)",
+        )
         return False
     for q, consts in enumerate(constants):
         expected = {"p", *consts}

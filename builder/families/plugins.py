@@ -12,8 +12,10 @@ family `orbit` is known as `acme.orbit` (a valid file name and Hub config name; 
 has no dot, so no plugin can take one, and two namespaces cannot collide without both being
 reported). A plugin that fails to import, or declares something that is not a family, is
 reported by namespace and package and left out: it never breaks the built-in families. Nor can
-one stop or hang a command: its import runs under a time bound (`IMPORT_SECONDS`), and whatever
-it raises, `sys.exit` and `KeyboardInterrupt` included, is reported as its problem.
+one stop or hang a command: its code runs only in a child process bounded from outside
+(`isolation`: a time bound per plugin, a memory bound, a hard kill), and what it raises, how it
+exits and what it does to the child's signals, threads and descriptors is reported as its
+problem. Its families come back as plain data, checked as every family is.
 """
 
 from __future__ import annotations
@@ -22,18 +24,14 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from types import ModuleType
 from typing import Any, Iterable
 
-from mathbode.core.bounds import OutOfTime, UserInterrupt, error_text, time_bound
 from mathbode.schema.layout import layout
 
 from .family import Family
+from .isolation import SourceResult, load_isolated, raised_text
 
 GROUP = "mathbode.families"
-#: How long one plugin's import (and its FAMILIES function, if it has one) may take. A module
-#: that defines families imports in about a second; the bound leaves room for a slow disk.
-IMPORT_SECONDS = 20.0
 _NAMESPACE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
 
@@ -81,25 +79,6 @@ def _package(ep: EntryPoint) -> str:
     return f"{dist.name} {dist.version}" if dist is not None else "an unknown package"
 
 
-def _declared(value: Any) -> list[Any]:
-    if isinstance(value, ModuleType):
-        if hasattr(value, "FAMILIES"):
-            value = value.FAMILIES
-        elif isinstance(getattr(value, "FAMILY", None), Family):
-            value = value.FAMILY
-        else:
-            raise TypeError(
-                f"module {value.__name__} has neither FAMILIES (a sequence of mathbode Family objects) nor FAMILY"
-            )
-    if callable(value) and not isinstance(value, Family):
-        value = value()
-    if isinstance(value, Family):
-        return [value]
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"declares {type(value).__name__}, not a Family or a sequence of them")
-    return list(value)
-
-
 def namespaced(family: Family, namespace: str, package: str) -> Family:
     """`family` under its plugin's namespace, with its origin recorded."""
     bare = family.name
@@ -116,16 +95,16 @@ def namespaced(family: Family, namespace: str, package: str) -> Family:
     return dataclasses.replace(family, name=full, origin=package)
 
 
-def load_plugins(found: Iterable[EntryPoint] | None = None, seconds: float = IMPORT_SECONDS) -> Plugins:
-    """Every installed plugin's families; a plugin that fails, runs past `seconds` or raises
-    anything at all (SystemExit, KeyboardInterrupt) is a `PluginProblem`, never an exception."""
+def load_plugins(found: Iterable[EntryPoint] | None = None, seconds: float | None = None) -> Plugins:
+    """Every installed plugin's families, imported in a bounded child process (`seconds` for each
+    plugin; default `isolation.IMPORT_SECONDS` or $MATHBODE_PLUGIN_SECONDS); a plugin that fails in any way
+    is a `PluginProblem`, never an exception."""
     points = sorted(entry_points(group=GROUP) if found is None else found, key=lambda ep: ep.name)
     by_namespace: dict[str, list[EntryPoint]] = {}
     for ep in points:
         by_namespace.setdefault(namespace_of(ep.name), []).append(ep)
-    families: dict[str, Family] = {}
     problems: list[PluginProblem] = []
-    packages: dict[str, str] = {}
+    sources: list[dict[str, Any]] = []
     for namespace, eps in by_namespace.items():
         owners = sorted({_package(ep) for ep in eps})
         if len(eps) > 1:
@@ -137,61 +116,66 @@ def load_plugins(found: Iterable[EntryPoint] | None = None, seconds: float = IMP
                     "Uninstall all but one of these packages.",
                 )
             )
-            continue
-        ep, package = eps[0], owners[0]
-        if not valid_namespace(namespace):
+        elif not valid_namespace(namespace):
             problems.append(
                 PluginProblem(
                     namespace,
-                    package,
+                    owners[0],
                     "the entry point's name is its namespace and must be lowercase letters, digits and _, "
                     "starting with a letter",
                 )
             )
-            continue
-        try:
-            with time_bound(seconds):
-                loaded = _loaded(ep, namespace, package)
-        except OutOfTime:
-            problems.append(
-                PluginProblem(
-                    namespace,
-                    package,
-                    f"cannot be loaded: its import ran past {seconds:g} s (a loop or a wait when imported); a "
-                    "plugin's module should only define its families. Fix or uninstall the package",
-                )
+        else:
+            ep = eps[0]
+            sources.append(
+                {
+                    "kind": "entry_point",
+                    "name": ep.name,
+                    "value": ep.value,
+                    "namespace": namespace,
+                    "package": owners[0],
+                }
             )
-            continue
-        except Exception as err:  # a plugin's failure is reported, never raised
-            said = f"cannot be loaded: {type(err).__name__}: {error_text(err)}"
-            problems.append(PluginProblem(namespace, package, said))
-            continue
-        except UserInterrupt:  # the user's Ctrl-C stops the command as always
-            raise
-        except BaseException as err:  # sys.exit, KeyboardInterrupt, its own: never let it stop the command
-            problems.append(
-                PluginProblem(
-                    namespace,
-                    package,
-                    f"cannot be loaded: its import raised {type(err).__name__}({error_text(err)}); a plugin's module "
-                    "must not exit or interrupt when imported. Fix or uninstall the package",
-                )
-            )
-            continue
-        families.update(loaded)
-        packages[namespace] = package
+    families: dict[str, Family] = {}
+    packages: dict[str, str] = {}
+    for source, result in zip(sources, load_isolated(sources, seconds) if sources else [], strict=True):
+        namespace, package = source["namespace"], source["package"]
+        loaded, said = _families(result, namespace, package)
+        problems += [PluginProblem(namespace, package, text) for text in said]
+        if loaded:
+            families.update(loaded)
+            packages[namespace] = package
     return Plugins(families, tuple(problems), packages)
 
 
-def _loaded(ep: EntryPoint, namespace: str, package: str) -> dict[str, Family]:
+def _families(result: SourceResult, namespace: str, package: str) -> tuple[dict[str, Family], list[str]]:
+    """A plugin's families (named as its namespace asks, with its package as their origin) and
+    what to say about it."""
+    if result.fate is not None:
+        hint = " (a loop or a wait when imported)" if "ran past" in result.fate else ""
+        return {}, [
+            f"cannot be loaded: its import {result.fate}{hint}; a plugin's module should only define its "
+            "families. Fix or uninstall the package"
+        ]
+    if result.raised is not None:
+        raised = result.raised
+        if raised["base"]:
+            return {}, [
+                f"cannot be loaded: its import raised {raised['type']}({raised['text']}); a plugin's module must not "
+                "exit or interrupt when imported. Fix or uninstall the package"
+            ]
+        return {}, [f"cannot be loaded: {raised_text(raised)}"]
     loaded: dict[str, Family] = {}
-    for family in _declared(ep.load()):
-        if not isinstance(family, Family):
-            raise TypeError(f"declares {type(family).__name__}, not a mathbode Family")
-        named = namespaced(family, namespace, package)
-        if named.name in loaded:
-            raise ValueError(f"declares the family {named.name!r} twice")
-        loaded[named.name] = named
-    if not loaded:
-        raise ValueError("declares no family")
-    return loaded
+    said = [
+        f"its family {name!r} fails its check and is left out: {'; '.join(f'[{c}] {m}' for c, m in findings)}"
+        for name, findings in result.failed.items()
+    ]
+    for family in result.families:
+        if family.name.partition(".")[0] != namespace or not re.match(layout().family_name_pattern, family.name):
+            return {}, [f"cannot be loaded: it sent the family name {family.name!r:.80}, not one of {namespace}.*"]
+        if family.name in loaded:
+            return {}, [f"cannot be loaded: ValueError: declares the family {family.name!r} twice"]
+        loaded[family.name] = dataclasses.replace(family, origin=package)
+    if not loaded and not said:
+        said.append("cannot be loaded: ValueError: declares no family")
+    return loaded, said
