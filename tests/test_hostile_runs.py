@@ -203,6 +203,14 @@ def test_a_manifest_batch_write_never_wrote_is_refused_by_field(batch_folder, tm
     assert not (tmp_path / "P.jsonl").exists() and not (tmp_path / "P.batch.json").exists()
 
 
+def test_every_parameter_a_batch_records_has_its_type():
+    """A parameter added to the run's answer fields is recorded by `batch write`: reading checks its type too."""
+    from mathbode.runner.batch import PARAMETER_TYPES
+    from mathbode.runner.config import RunConfig
+
+    assert list(PARAMETER_TYPES) == list(RunConfig.ANSWER_FIELDS)
+
+
 def _write(folder: Path, *extra: str):
     argv = ["write", "--model", "m", "--families", "linear_solve", "--dedupe", "-o", str(folder), *extra]
     return CliRunner().invoke(batch_cli, argv, env=ENV)
