@@ -105,7 +105,11 @@ def _experiments(sweeps: Sequence[MultitoneSweep], signal: str, highest: int) ->
 
 def bla_at(lines: np.ndarray, G: np.ndarray, at: Sequence[int]) -> np.ndarray:
     """The BLA carried from its excited `lines` to `at`: log gain and unwrapped phase, linear between
-    lines and extrapolated from the nearest two beyond them (exact for a delay)."""
+    lines; beyond them the phase extrapolated from the nearest two (exact for a delay) and the gain
+    held at the nearest line's. Extrapolating a noisy log gain from two lines 2 apart out to line 31
+    multiplied it by up to e^40 (answers with noise above their signal's level read "distortion"
+    +70 dB: docs/calibration.md); held, a wrong gain costs at most its error times the exact
+    answers' own small content at that line."""
     logg, ph = np.log(np.abs(G)), np.unwrap(np.angle(G))
     out = []
     for k in at:
@@ -114,7 +118,8 @@ def bla_at(lines: np.ndarray, G: np.ndarray, at: Sequence[int]) -> np.ndarray:
             continue
         j = int(np.clip(np.searchsorted(lines, k) - 1, 0, len(lines) - 2))
         w = (k - lines[j]) / (lines[j + 1] - lines[j])
-        out.append(np.exp(logg[j] + w * (logg[j + 1] - logg[j]) + 1j * (ph[j] + w * (ph[j + 1] - ph[j]))))
+        held = min(max(w, 0.0), 1.0)
+        out.append(np.exp(logg[j] + held * (logg[j + 1] - logg[j]) + 1j * (ph[j] + w * (ph[j + 1] - ph[j]))))
     return np.array(out)
 
 
