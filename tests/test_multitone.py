@@ -138,6 +138,10 @@ def test_exact_answers_read_gain_one_and_add_nothing_beyond_truncation(server, r
     added = [line["added_db"] for line in r["lines"] if line["added_db"] is not None]
     assert max(added) <= r["truncation_bound_db"]
     assert r["verdict"] == f"linear within the floor; {STATELESS_VERDICT}"
+    # The two-tone's tones against the exact answers' own: 0.0 dB, not +0.4 (an rms over the
+    # experiments was divided by a mean of magnitudes, and the questions' sizes differ).
+    tones = r["two_tone"][:2]
+    assert [(p["product"], p["truth_level_db"], p["level_db"]) for p in tones] == [("f1", 0.0, 0.0), ("f2", 0.0, 0.0)]
 
 
 def test_a_delay_reads_its_phase_and_adds_nothing(server, release, tmp_path):
@@ -248,7 +252,7 @@ def test_noise_across_periods_is_read_and_not_called_none():
 
 
 def _two_tone_truth(rows):
-    """Per question: its stub scale and the exact answers' two tones' mean amplitude (period 0)."""
+    """Per question: its stub scale and the exact answers' two tones' amplitudes (period 0)."""
     f1, f2 = PLAN.two_tone_lines
     out = []
     for q in sorted({r["question_id"] for r in rows}):
@@ -262,7 +266,7 @@ def _two_tone_truth(rows):
         )
         X = 2 * np.fft.rfft([r["ground_truth"] for r in sweep]) / len(sweep)
         _, scale = _deviations([r for r in rows if r["question_id"] == q])[sweep[0]["prompt"]]
-        out.append((scale, (abs(X[f1]) + abs(X[f2])) / 2))
+        out.append((scale, (abs(X[f1]), abs(X[f2]))))
     return out
 
 
@@ -276,8 +280,10 @@ def test_the_cubic_two_tone_products_equal_their_analytic_values(tmp_path_factor
     finally:
         stub.stop()
     # The stub's poly-0-B is y = x + c x^3 in the deviation x, with c = B / scale^2 per question.
-    questions = [(0.2 / scale**2, A) for scale, A in _two_tone_truth(rows)]
-    ref = np.mean([A for _, A in questions])
+    truth = _two_tone_truth(rows)
+    questions = [(0.2 / scale**2, (a1 + a2) / 2) for scale, (a1, a2) in truth]
+    # The products' reference: the exact answers' rms over the questions and both tones.
+    ref = math.sqrt(np.mean([a**2 for _, tones in truth for a in tones]))
     product = 20 * math.log10(math.sqrt(np.mean([(0.75 * c * A**3) ** 2 for c, A in questions])) / ref)
     tone = 20 * math.log10(np.mean([1 + 2.25 * c * A**2 for c, A in questions]))
     by_name = {p["product"]: p for p in r["two_tone"]}
