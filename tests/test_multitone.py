@@ -501,3 +501,28 @@ def test_the_summary_orders_known_systems_from_linear_to_most_distorted(server, 
     assert level["cube 0.1"] - level["cube 0.05"] == pytest.approx(6.02, abs=0.1)
     assert level["square and cube 0.1"] > level["cube 0.1"]
     assert sorted(level, key=level.get)[2:] == ["cube 0.05", "cube 0.1", "square and cube 0.1"]
+
+
+def test_levels_far_below_the_floor_and_stochastic_none_are_said_in_words(server, release, tmp_path):
+    """report.md printed the exact answers' two-tone "added" as -458.3 dB, their distortion as n/a
+    (zero power) and an unexplained n/a in the stochastic column."""
+    from types import SimpleNamespace
+
+    from mathbode.evaluator.presentation.report import BELOW_FLOOR, level_text, multitone_lines
+
+    m = _reading(server, release, tmp_path, "truth")
+    floor = m["floor_db"]
+    assert level_text(floor - 20.05, floor) == BELOW_FLOOR == "below the floor"
+    assert level_text(floor - 19.95, floor, " dB") == f"{floor - 19.95:.1f} dB"
+    assert level_text(None, floor, " dB") == "below the floor"  # zero power: no dB
+    m["odd_added_db"] = None
+    m["two_tone"][2]["added_db"] = -458.3
+    m["bla_intervals"][0]["stochastic_db"] = None  # no spread beyond the noise
+    lines = multitone_lines(SimpleNamespace(extra={"multitone": {"families": {FAMILY: m}}}))
+    family_row = next(line for line in lines if line.startswith(f"| {FAMILY} | linear within"))
+    assert family_row.split(" | ")[4] == "below the floor"  # odd added
+    first_line = next(line for line in lines if line.startswith(f"| {FAMILY} | 1 |"))
+    assert first_line.endswith("| none | not detected |")
+    product = m["two_tone"][2]["product"]
+    assert next(line for line in lines if line.startswith(f"| {FAMILY} | {product} |")).endswith("| below the floor |")
+    assert not [line for line in lines if "n/a" in line or "-458" in line]

@@ -405,7 +405,9 @@ def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, mul
     # The gain in linear units on an axis of its own, its interval readable (not a dB level beside -130 dB ones).
     gain = [line["gain"] for line in excited]
     assert _same(bla["gain"]["y"], gain) and bla["gain"]["axis"] == "y"
-    assert _same([g + a for g, a in zip(gain, bla["gain"]["above"], strict=True)], [iv["gain_high"] for iv in intervals])
+    assert _same(
+        [g + a for g, a in zip(gain, bla["gain"]["above"], strict=True)], [iv["gain_high"] for iv in intervals]
+    )
     assert _same([g - b for g, b in zip(gain, bla["gain"]["below"], strict=True)], [iv["gain_low"] for iv in intervals])
     assert bla["phase"]["axis"] == "y2" and _same(bla["phase"]["y"], [line["phase_deg"] for line in excited])
     phase = [line["phase_deg"] for line in excited]
