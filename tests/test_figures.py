@@ -247,8 +247,8 @@ def test_no_phase_is_drawn_for_a_gain_below_the_floor(lines, reference, tmp_path
 VARIANT_SUFFIXES = ("", "__dl", "__dlc", "__dlm", "__gs", "__kernel")
 
 
-def _multitone_reading(seed):
-    """A multi-tone reading of answers y = x + 0.02 (x - 8)^3 with noise, from synthetic multisine
+def _multitone_reading(seed, noise=0.001):
+    """A multi-tone reading of answers y = x + 0.02 (x - 8)^3 plus `noise`, from synthetic multisine
     and two-tone sweeps on the release's plan (measure_family is pure: no release, no run)."""
     from mathbode.evaluator.scorer.multitone import MultitoneSweep, measure_family
     from mathbode.schema.drives import MULTISINE, TWO_TONE
@@ -260,9 +260,11 @@ def _multitone_reading(seed):
     for q in range(3):
         for r in range(plan.realizations):
             phases = rng.uniform(0, 2 * np.pi, len(plan.excited_lines))
-            x = 8 + 0.3 * sum(np.cos(2 * np.pi * k * t / 64 + p) for k, p in zip(plan.excited_lines, phases))
+            x = 8 + 0.3 * sum(
+                np.cos(2 * np.pi * k * t / 64 + p) for k, p in zip(plan.excited_lines, phases, strict=True)
+            )
             for period in range(plan.periods):
-                y = x + 0.02 * (x - 8) ** 3 + 0.001 * rng.standard_normal(len(t))
+                y = x + 0.02 * (x - 8) ** 3 + noise * rng.standard_normal(len(t))
                 sweeps.append(MultitoneSweep(MULTISINE, q, period, r, x, y))
         f1, f2 = plan.two_tone_lines
         x = 8 + 0.5 * (np.cos(2 * np.pi * f1 * t / 64) + np.cos(2 * np.pi * f2 * t / 64))
@@ -341,3 +343,43 @@ def test_thirty_families_are_laid_out_in_a_grid_no_wider_than_4000_px(lines, ref
         if name == "bode":
             assert width == 1719  # six panels a band, five bands
         _check(fig, f"{name}, 30 families")
+
+
+def test_the_bla_figure_draws_its_gain_in_linear_units_and_keys_only_what_it_draws(lines, reference, tmp_path):
+    """multitone_bla.png drew the BLA in dB on the levels' -160 dB axis (its intervals invisible) and
+    listed a measured-noise line the exact answers never have."""
+    from mathbode.evaluator.presentation.multitone_figures import bla_figure
+
+    results = _results(lines, reference, tmp_path, FAMILY_SETS[1], 2)
+    family = LAY.families[0]
+    for r, noise in zip(results, (0.001, 0.0), strict=True):
+        r.extra["multitone"] = {"families": {family: _multitone_reading(1, noise)}}
+    fig = bla_figure(results)
+    _check(fig, "multitone_bla, 1 family")  # the title inside the figure, wrapped, over nothing
+    gain_ax, phase_ax, *level_axes = fig.axes
+    low, high = gain_ax.get_ylim()
+    assert gain_ax.get_yscale() == "linear" and low <= 0.95 and 1.05 <= high < 1.5
+    assert phase_ax.get_ylim()[0] <= -5 and phase_ax.get_ylim()[1] >= 5
+    assert [ax.get_ylabel() for ax in level_axes] == [f"{r.label}\nlevel (dB)" for r in results[:1]] + [
+        "SmolLM2-135M-Instruct (constraine\u2026\nlevel (dB)"  # cut to 34 characters
+    ]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == [
+        LABELS[0],
+        LABELS[1],
+        "total BLA variance (noise + stochastic)",
+        "noise (spread across periods)",
+        "even added distortion",
+        "odd added distortion",
+        "measured noise (detection lines)",
+        "truncation floor",
+    ]
+    # Alone, the submission with no noise draws no noise band and no measured noise: no key for them.
+    legend = [t.get_text() for t in bla_figure(results[1:]).legends[0].get_texts()]
+    assert legend == [
+        LABELS[1],
+        "total BLA variance (noise + stochastic)",
+        "even added distortion",
+        "odd added distortion",
+        "truncation floor",
+    ]

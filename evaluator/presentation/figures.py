@@ -87,15 +87,17 @@ def _grid(
     w = (width - left - 0.2) / (across + wspace * (across - 1))
     h = band_height / (rows + hspace * (rows - 1))
     axes = np.empty((rows, max(1, cols)), dtype=object)
-    for col in range(max(1, cols)):
-        band, c = divmod(col, across)
-        for row in range(rows):
+    # Row by row, as subplots makes them (fig.axes lists a row's panels together).
+    for row in range(rows):
+        for col in range(max(1, cols)):
+            band, c = divmod(col, across)
             x0 = left + c * w * (1 + wspace)
             y0 = height - top - band * (band_height + BAND_GAP) - row * h * (1 + hspace) - h
-            shared = {"sharex": axes[0][0] if col or row else None}
-            if sharey and col:
-                shared["sharey"] = axes[row][0]
-            ax = fig.add_axes((x0 / width, y0 / height, w / width, h / height), **shared)
+            ax = fig.add_axes(
+                (x0 / width, y0 / height, w / width, h / height),
+                sharex=axes[0][0] if col or row else None,
+                sharey=axes[row][0] if sharey and col else None,
+            )
             if row < rows - 1:
                 ax.tick_params(labelbottom=False)  # the band's bottom panel carries the x labels
             axes[row][col] = ax

@@ -94,14 +94,15 @@ def _levels(ax: Axes, m: dict[str, Any], drawn: set[str], bottom: float) -> list
     return shown
 
 
-#: The legend's keys for the kinds of level, in order: (key, label, how it is drawn).
+#: The legend's keys for the kinds of level, in order: (key, label, how it is drawn: a band, a
+#: marker or a line, its marker or line style, colour, opacity).
 _KINDS = (
-    ("total", "total BLA variance (noise + stochastic)", {"kind": "band", "color": TOTAL_BAND, "alpha": 0.35}),
-    ("noise", "noise (spread across periods)", {"kind": "band", "color": NOISE_BAND, "alpha": 0.5}),
-    ("even", "even added distortion", {"kind": "marker", "marker": "s", "color": EVEN}),
-    ("odd", "odd added distortion", {"kind": "marker", "marker": "^", "color": ODD}),
-    ("measured", "measured noise (detection lines)", {"kind": "line", "linestyle": ":", "color": "black"}),
-    ("floor", "truncation floor", {"kind": "line", "linestyle": "--", "color": "grey"}),
+    ("total", "total BLA variance (noise + stochastic)", "band", "", TOTAL_BAND, 0.35),
+    ("noise", "noise (spread across periods)", "band", "", NOISE_BAND, 0.5),
+    ("even", "even added distortion", "marker", "s", EVEN, 1.0),
+    ("odd", "odd added distortion", "marker", "^", ODD, 1.0),
+    ("measured", "measured noise (detection lines)", "line", ":", "black", 1.0),
+    ("floor", "truncation floor", "line", "--", "grey", 1.0),
 )
 
 
@@ -116,7 +117,7 @@ def bla_figure(results: list[Results]) -> Figure:
     )
     labels = [results[i].label for i in having]
     # The legend's room is set before drawing, when the kinds drawn are not yet known: room for all.
-    fig, axes = _grid(2 + len(having), max(1, len(families)), title, labels + [label for _, label, _ in _KINDS])
+    fig, axes = _grid(2 + len(having), max(1, len(families)), title, labels + [kind[1] for kind in _KINDS])
     drawn: set[str] = set()
     gains: list[float] = []
     phases: list[float] = []
@@ -162,15 +163,16 @@ def bla_figure(results: list[Results]) -> Figure:
         for n in range(len(having))
     ]
     names = list(labels)
-    for key, label, style in _KINDS:
+    for key, label, drawn_as, style, colour, alpha in _KINDS:
         if key not in drawn:
             continue
-        if style["kind"] == "band":
-            handles.append(Patch(color=style["color"], alpha=style["alpha"], linewidth=0))
-        elif style["kind"] == "marker":
-            handles.append(Line2D([], [], marker=style["marker"], markersize=5, linestyle="none", color=style["color"]))
+        if drawn_as == "band":
+            handles.append(Patch(color=colour, alpha=alpha, linewidth=0))
+        elif drawn_as == "marker":
+            handles.append(Line2D([], [], marker=style, markersize=5, linestyle="none", color=colour))
         else:
-            handles.append(Line2D([], [], linestyle=style["linestyle"], color=style["color"], linewidth=1.0))
+            # The two lines' styles spelled out: matplotlib's types take only its named styles.
+            handles.append(Line2D([], [], linestyle=":" if style == ":" else "--", color=colour, linewidth=1.0))
         names.append(label)
     width = fig.get_figwidth()
     fig.legend(handles, names, loc="lower center", ncol=legend_columns(names, width), frameon=False, fontsize=8)
