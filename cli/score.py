@@ -29,6 +29,7 @@ from mathbode.evaluator.presentation.report import (
     family_noise_text,
     interval_notes,
     interval_text,
+    level_text,
     na_notes,
     number_text,
     render_report,
@@ -113,9 +114,10 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
         reading = r.extra.get("multitone") or {}
         for family, m in (reading.get("families") or {}).items():
             notes.append(
-                f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {number_text(m['distortion_db'], 1)} dB; "
-                f"added even {number_text(m['even_added_db'], 1)}, odd {number_text(m['odd_added_db'], 1)} dB; "
-                f"noise {family_noise_text(m)})."
+                f"{r.label}: {family} multi-tone: {m['verdict']} (distortion "
+                f"{level_text(m['distortion_db'], m['floor_db'], ' dB')}; added even "
+                f"{level_text(m['even_added_db'], m['floor_db'], ' dB')}, odd "
+                f"{level_text(m['odd_added_db'], m['floor_db'], ' dB')}; noise {family_noise_text(m)})."
             )
         for family, why in (reading.get("not_measured") or {}).items():
             notes.append(f"{r.label}: {family} multi-tone: {why}.")

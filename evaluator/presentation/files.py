@@ -68,8 +68,8 @@ def figure_stems(sinusoid: bool, chirp: bool, step: bool, multitone: bool = Fals
         out += [
             (
                 MULTITONE_FIGURE,
-                "Multi-tone: BLA gain (dB) with noise, stochastic, even and odd distortion and the truncation floor; "
-                "BLA phase with 95 % intervals",
+                "Multi-tone: BLA gain and phase with 95 % intervals; noise and total BLA variance, even and odd "
+                "added distortion, the measured noise and the truncation floor in dB",
             ),
             (TWO_TONE_FIGURE, "Two-tone spectrum: tones and products, the answers against the exact answers"),
         ]

@@ -532,6 +532,32 @@ def _db_text(x: Any) -> str:
     return _num(x, 1)
 
 
+#: A multi-tone level this far under its family's truncation floor is the rounding of the answers'
+#: sixth decimal, not a reading (the exact answers' two-tone "added" read -458.3 dB): it is said
+#: "below the floor". So is a level of exactly zero power, which has no dB (null in the document).
+BELOW_FLOOR_DB = 20.0
+BELOW_FLOOR = "below the floor"
+
+
+def level_text(x: Any, floor_db: Any, unit: str = "") -> str:
+    """A multi-tone level (dB) as a reader takes it: its value (with `unit`), or "below the floor"
+    when it is more than BELOW_FLOOR_DB under `floor_db` or is exactly zero (null)."""
+    missing = x is None or (isinstance(x, float) and math.isnan(x))  # null reads back as NaN
+    floor = None if floor_db is None or (isinstance(floor_db, float) and math.isnan(floor_db)) else floor_db
+    if missing or (floor is not None and x < floor - BELOW_FLOOR_DB):
+        return BELOW_FLOOR
+    return _db_text(x) + unit
+
+
+def _stochastic_text(m: dict[str, Any], stochastic_db: Any) -> str:
+    """A BLA line's stochastic distortion: 'not detected' where the spread across realizations is no
+    more than the noise (zero beyond it: null), n/a where the noise was not measured, else its level."""
+    missing = stochastic_db is None or (isinstance(stochastic_db, float) and math.isnan(stochastic_db))
+    if missing:
+        return "not detected" if (m.get("noise") or {}).get("measured") else "n/a (noise not measured)"
+    return level_text(stochastic_db, m["floor_db"])
+
+
 def _noise_text(m: dict[str, Any], noise_db: Any) -> str:
     """A BLA line's noise: 'none' where every period was answered alike (exactly zero, no dB), else
     the level, or n/a where no realization had two periods to compare."""
@@ -609,13 +635,17 @@ def multitone_lines(r: Results) -> list[str]:
         return []
     families = reading["families"]
     overall = reading.get("summary", {}).get("distortion_db")
+    # The overall level is below the floor only where it is under every family's.
+    floors = [f for m in families.values() if isinstance(f := m["floor_db"], (int, float)) and math.isfinite(f)]
+    highest_floor = max(floors, default=None)
     out = [
         "### Multi-tone measurement",
         "",
         "Best linear approximation (BLA) from the odd random-phase multisine, the distortion the model adds at the "
         "even and odd detection lines beyond the exact answers' own content passed through its BLA, and the "
         "two-tone products (docs/multitone.md). Levels in dB relative to the exact answers' mean level at the "
-        f"excited lines. Overall distortion: {_db_text(overall)} dB (exact answers read the truncation floor).",
+        f"excited lines. Overall distortion: {level_text(overall, highest_floor, ' dB')} (exact answers read the "
+        "truncation floor).",
         "",
         *_multitone_tests_lines(families),
         *_table(
@@ -634,9 +664,9 @@ def multitone_lines(r: Results) -> list[str]:
                 [
                     family,
                     m["verdict"],
-                    _db_text(m["distortion_db"]),
-                    _db_text(m["even_added_db"]),
-                    _db_text(m["odd_added_db"]),
+                    level_text(m["distortion_db"], m["floor_db"]),
+                    level_text(m["even_added_db"], m["floor_db"]),
+                    level_text(m["odd_added_db"], m["floor_db"]),
                     family_noise_text(m),
                     _db_text(m["floor_db"]),
                     detected_text(m),
@@ -648,7 +678,9 @@ def multitone_lines(r: Results) -> list[str]:
         "",
         "BLA at the excited lines, with 95 % intervals over the question x realization experiments; noise is the "
         "spread across periods of one realization (none: every period answered alike, as a deterministic model "
-        "does), stochastic distortion the spread across realizations beyond it:",
+        "does), stochastic distortion the spread across realizations beyond it (not detected: no more than the "
+        f"noise); a level more than {BELOW_FLOOR_DB:g} dB under the truncation floor is {BELOW_FLOOR} (rounding of "
+        "the sixth decimal, not a reading):",
         "",
     ]
     rows = []
@@ -662,17 +694,17 @@ def multitone_lines(r: Results) -> list[str]:
                     f"{_num(line['gain'], 4)} [{_num(iv['gain_low'], 4)}, {_num(iv['gain_high'], 4)}]",
                     f"{_num(line['phase_deg'], 2)} [{_num(iv['phase_low_deg'], 2)}, {_num(iv['phase_high_deg'], 2)}]",
                     _noise_text(m, iv["noise_db"]),
-                    _db_text(iv["stochastic_db"]),
+                    _stochastic_text(m, iv["stochastic_db"]),
                 ]
             )
     out += _table(["family", "cycles", "gain", "phase (deg)", "noise (dB)", "stochastic (dB)"], rows)
-    two_tone = [(family, p) for family, m in families.items() for p in m.get("two_tone", [])]
+    two_tone = [(family, p, m["floor_db"]) for family, m in families.items() for p in m.get("two_tone", [])]
     if two_tone:
         out += [
             "",
-            "Two-tone: each tone and product, relative to the exact answers' tones (truth: their own content "
-            "there; error: answers minus exact answers; added: beyond the exact answers' content passed through "
-            "the BLA):",
+            "Two-tone: each tone and product, relative to the exact answers' tones (a tone to its own, so the exact "
+            "answers read 0.0 dB there; a product to both tones' power mean; truth: their own content there; "
+            "error: answers minus exact answers; added: beyond the exact answers' content passed through the BLA):",
             "",
             *_table(
                 ["family", "product", "cycles", "level (dB)", "truth (dB)", "error (dB)", "added (dB)"],
@@ -681,12 +713,12 @@ def multitone_lines(r: Results) -> list[str]:
                         family,
                         p["product"],
                         str(p["cycles"]),
-                        _db_text(p["level_db"]),
-                        _db_text(p["truth_level_db"]),
-                        _db_text(p["error_level_db"]),
-                        _db_text(p["added_db"]),
+                        *(
+                            level_text(p[k], floor)
+                            for k in ("level_db", "truth_level_db", "error_level_db", "added_db")
+                        ),
                     ]
-                    for family, p in two_tone
+                    for family, p, floor in two_tone
                 ],
             ),
         ]

@@ -3,7 +3,7 @@
 Pure numpy: each family's answered multi-tone sweeps in, one JSON-ready dict out (docs/multitone.md
 says what every number means). Spectra are line amplitudes, 2/T |DFT| at lines 1..highest; levels
 are in dB relative to one reference per family, the exact answers' mean amplitude at the excited
-lines (two-tone: at the two tones).
+lines (two-tone: the exact answers' rms at the tones, `two_tone`).
 
 - BLA at an excited line k: the mean over experiments (question x realization) of Y_i(k) / X_i(k),
   Y the model's answers averaged over the periods, X the exact answers; a 95 % interval from the
@@ -526,18 +526,25 @@ def two_tone(
     sweeps: Sequence[MultitoneSweep], plan: MultitonePlan, excited: np.ndarray, G: np.ndarray
 ) -> list[dict[str, Any]]:
     """Each tone's and product's levels relative to the exact answers' tones (added: beyond the exact
-    answers' own content at that line passed through the multisine's BLA)."""
+    answers' own content at that line passed through the multisine's BLA).
+
+    One convention, numerator and denominator alike: a level is an rms over the experiments, and
+    so is its reference, the exact answers' rms at the tones: a tone's own (so the exact answers
+    read 0.0 dB there, and the answers' tone reads as that tone's gain), both tones' together (their
+    power mean) for a product. An rms over a mean of magnitudes read the exact answers' tones +0.4 dB,
+    as the questions' sizes differ."""
     exps = _experiments(sweeps, TWO_TONE, plan.highest_line)
     if not exps:
         return []
     X = np.array([e.X for e in exps])
     Y = np.array([e.Y for e in exps])
     f1, f2 = plan.two_tone_lines
-    ref = float(np.mean(np.abs(X[:, [f1, f2]])))
+    tones = float(_rms(X[:, [f1, f2]].ravel()))
     out = []
     # The tones first (a static map moves them too: y = x + c x^3 lifts each by (9/4) c A^3), then the products.
     for name, k in [("f1", f1), ("f2", f2), *plan.products()]:
         Gk = bla_at(excited, G, [k])[0]
+        ref = float(_rms(X[:, k])) if k in (f1, f2) else tones
         out.append(
             {
                 "cycles": k,
