@@ -67,6 +67,7 @@ from .report import (
     repeatability_text,
     saved_documents,
 )
+from .text import value_text as _num
 
 #: Gains below this are not drawn on the log axis (as in the report's Bode plot).
 GAIN_FLOOR = 1e-3
@@ -95,12 +96,6 @@ def _slug(text: str, taken: set[str]) -> str:
         slug = file_name(f"{text}\x00{n}")
     taken.add(slug)
     return slug
-
-
-def _num(x: Any, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
 
 
 def _value(x: Any) -> Any:
@@ -686,9 +681,9 @@ def _frequency_table(r: Results) -> dict[str, Any]:
 
 def _bracketed(value: float, interval: list[float | None] | None, digits: int) -> str:
     if not interval:
-        return f"{value:.{digits}f}"
-    high = "no bound" if interval[1] is None else f"{interval[1]:.{digits}f}"
-    return f"{value:.{digits}f} [{interval[0]:.{digits}f}, {high}]"
+        return _num(value, digits)
+    high = "no bound" if interval[1] is None else _num(interval[1], digits)
+    return f"{_num(value, digits)} [{_num(interval[0], digits)}, {high}]"
 
 
 #: What the Dynamics table's columns mean (report.md's How to read says it at length).
@@ -727,8 +722,8 @@ def _dynamics_table(r: Results) -> dict[str, Any] | None:
                     numeric=True,
                 ),
                 _cell(_bracketed(d["low_pass_a"], d["low_pass_a_interval"], 3), d["low_pass_a"], numeric=True),
-                _cell(f"{d['delay_residual']:.3f}", d["delay_residual"], numeric=True),
-                _cell(f"{d['low_pass_residual']:.3f}", d["low_pass_residual"], numeric=True),
+                _cell(_num(d["delay_residual"], 3), d["delay_residual"], numeric=True),
+                _cell(_num(d["low_pass_residual"], 3), d["low_pass_residual"], numeric=True),
             ]
         )
     return {
