@@ -14,10 +14,10 @@ from mathbode.core.digests import file_sha256
 from mathbode.core.errors import MathBodeError, ReferenceMismatchError, UsageError
 from mathbode.core.names import printable
 from mathbode.evaluator.presentation.background import BackgroundPlotter
-from mathbode.evaluator.presentation.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
 from mathbode.evaluator.presentation.console import table_text
+from mathbode.evaluator.presentation.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
 from mathbode.evaluator.presentation.report import documents_of, render_report
-from mathbode.evaluator.results import Results, json_safe
+from mathbode.evaluator.results import json_safe
 from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.scorer.compare import neighbour_tests
 from mathbode.evaluator.scorer.scoring import Scored, score

@@ -99,7 +99,8 @@ def multitone_notes(r: Results) -> list[str]:
     header, rows = multitone_table(families)
     return (
         [
-            f"{row[0]} multi-tone: {row[1]} (distortion {row[2]} dB; added even {row[3]}, odd {row[4]} dB; noise {row[5]})."
+            f"{row[0]} multi-tone: {row[1]} (distortion {row[2]} dB; added even {row[3]}, odd {row[4]} dB; "
+            f"noise {row[5]})."
             for row in rows
         ]
         if families

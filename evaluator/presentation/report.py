@@ -39,7 +39,7 @@ from .files import (
     report_figures,
     write_tables,
 )
-from .text import number_text, p_text, signed_text, value_text
+from .text import p_text, signed_text, value_text
 
 _num = value_text
 _signed = signed_text
@@ -308,7 +308,7 @@ def variants_table(found: dict[str, Any], bold: bool = True) -> tuple[list[str],
                 if "delay_diff_steps" in v:
                     row += [
                         f"{_signed(v['delay_diff_steps'], 2)}{_diff_bracket(v['delay_diff_interval'], 2)}",
-                        f"{_signed(v['time_constant_diff_steps'], 2)}{_diff_bracket(v['time_constant_diff_interval'], 2)}",
+                        _signed(v["time_constant_diff_steps"], 2) + _diff_bracket(v["time_constant_diff_interval"], 2),
                     ]
                 else:
                     row += ["not measured", "not measured"]
@@ -1041,12 +1041,14 @@ def _markdown(
         elif r.extra.get("multitone"):
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only; this multi-tone release "
-                "is read by its multisine and two-tone rows below."
+                "is read by its multisine and two-tone rows below (tables `multitone_lines.csv` and "
+                "`two_tone.csv`; no `sweeps.csv` or `frequency_summary.csv`, which hold sinusoid sweeps)."
             )
         else:
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "
-                "its chirp and step rows are measured below."
+                "its chirp and step rows are measured below (no `sweeps.csv` or `frequency_summary.csv`, which hold "
+                "sinusoid sweeps)."
             )
         said_multitone = multitone_lines(r)
         if said_multitone:

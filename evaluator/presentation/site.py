@@ -35,14 +35,11 @@ from ..ranking import conditions_label, groups, unranked
 from ..results import Results, from_document
 from .comparison import describe
 from .files import (
-    CHIRP_FILE,
     FAMILY_COLUMNS,
     LEADERBOARD_FILE,
     RESULTS_FILE,
     SCORES_FILE,
-    STEP_FILE,
-    SUMMARY_FILE,
-    SWEEPS_FILE,
+    table_files,
     write_tables,
 )
 from .report import (
@@ -743,9 +740,7 @@ def _dynamics_table(r: Results) -> dict[str, Any] | None:
 
 
 def _downloads(slug: str, r: Results) -> list[dict[str, Any]]:
-    files = [RESULTS_FILE, SCORES_FILE, SWEEPS_FILE, SUMMARY_FILE]
-    files += [CHIRP_FILE] if len(r.chirp) else []
-    files += [STEP_FILE] if len(r.step) else []
+    files = [RESULTS_FILE, SCORES_FILE, *table_files(r)]
     return [{"text": name, "href": f"../data/{slug}/{name}", "download": True} for name in files]
 
 
