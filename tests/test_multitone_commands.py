@@ -247,3 +247,13 @@ def test_a_multitone_score_prints_its_table_and_writes_its_lines_and_products(re
     assert products[0] == "family,product,cycles,level_db,truth_level_db,error_level_db,added_db"
     assert [p.split(",")[1] for p in products[1:]] == [p["product"] for p in m["two_tone"]] and len(products) == 13
     assert "no `sweeps.csv` or `frequency_summary.csv`" in (out / "report.md").read_text()
+    # The site compares multi-tone submissions: one row a submission's family, the console's cells.
+    from mathbode.cli.site import main as site_cli
+
+    site = tmp_path / "site"
+    result = CliRunner().invoke(site_cli, [str(out), "-o", str(site)])
+    assert result.exit_code == 0, result.output
+    index = (site / "index.html").read_text()
+    assert "Multi-tone submissions compared" in index
+    row = "".join(f"<td>{cell}</td>" for cell in ["exact", FAMILY, LINEAR, "n/a", "n/a", "n/a", "none"])
+    assert row in index

@@ -195,6 +195,19 @@ def test_name_invariant_model_reads_zero_on_every_surface(paired, tmp_path):
         assert points == 0.0 and low_pp <= 0.0 <= high_pp, line
         assert "mean over 2 families; 95 % paired t interval over 12 sweeps" in line
         assert f"- {line.strip()}" in scores["report"]
+    # The site's page of the pair: the headline, the paired table with its McNemar counts, and one
+    # Bode pair of plots an original (its curves beside its variants').
+    from mathbode.cli.site import main as site_cli
+
+    site = tmp_path / "site"
+    result = CliRunner().invoke(site_cli, [str(tmp_path / "numbers-report"), "-o", str(site)])
+    assert result.exit_code == 0, result.output
+    (page,) = (site / "paired").glob("*.html")
+    html = page.read_text()
+    assert "GS 0.0 pp [0.0, 0.0]" in html and "McNemar p (Holm) [discordant]" in html
+    assert html.count('id="paired-0-gain"') == 1 and 'id="paired-1-phase"' in html
+    assert "GS: linear_solve__gs" in html and "kernel: ratio_saturation__kernel" in html
+    assert f'href="../paired/{page.name}"' in (site / "submissions" / page.name).read_text()
 
 
 def test_gs_only_degradation_shows_on_gs_alone(paired, tmp_path):

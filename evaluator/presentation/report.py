@@ -362,6 +362,19 @@ def pooled_text(kind: str, pooled: dict[str, Any]) -> str:
     )
 
 
+def pooled_headline(r: Results) -> str | None:
+    """GAP's headline in one line: 'DL 0.0 pp [0.0, 0.0]; ...; GS -50.0 pp [-51.2, -48.8] (MB-Core,
+    variant minus original, in percentage points, ...)': each kind's number, then what they are once."""
+    pooled = r.extra.get("variants_pooled") or {}
+    if not pooled:
+        return None
+    said = [pooled_text(kind, p) for kind, p in pooled.items()]
+    numbers = "; ".join(text.split(" (MB-Core, ")[0] for text in said)
+    what = {text.split(" (MB-Core, ", 1)[1] for text in said}
+    # One kind's explanation stands for all when they agree (they do when every kind has its intervals).
+    return f"{numbers} (MB-Core, {what.pop()}" if len(what) == 1 else "; ".join(said)
+
+
 def pooled_lines(r: Results) -> list[str]:
     """GAP's headline per variant kind, pooled over the families (`variants_pooled`); none for a
     document scored before it was computed (its per-family differences are still shown)."""

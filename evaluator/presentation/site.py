@@ -52,17 +52,18 @@ from .report import (
     detected_text,
     diagnostics_lines,
     evidence_lines,
-    exact_units_text,
     family_noise_text,
     interval_notes,
     interval_text,
     leaderboard,
-    mcnemar_text,
     memory_text,
+    multitone_table,
     na_notes,
+    pooled_headline,
     provenance_lines,
     repeatability_text,
     saved_documents,
+    variants_table,
 )
 from .text import value_text as _num
 
@@ -610,28 +611,50 @@ def _multitone_table(r: Results) -> dict[str, Any] | None:
 
 
 def _variants_table(r: Results) -> dict[str, Any] | None:
-    """GAP's paired comparison (report.md's variants table), its evidence said in units."""
+    """GAP's paired comparison: report.md's variants table, its evidence said in units, its headline
+    per variant kind pooled over the families above it (an adjusted McNemar p below 0.05 marked '*')."""
     found = r.extra.get("variants") or {}
     entries = [v for by_kind in found.values() for v in by_kind.values()]
     if not entries:
         return None
+    header, rows, _ = variants_table(found, bold=False)
+    diffs = [v["mb_core_diff"] for by_kind in found.values() for v in by_kind.values()]
     return {
         "id": "variants",
         "title": "Variants (GAP): each variant minus its original on the same rows",
-        "note": " ".join(evidence_lines(entries)).replace("`", ""),
-        "header": ["family", "variant", "MB-Core diff", "exact units", "McNemar p (Holm) [discordant]"],
+        "note": " ".join([f"{pooled_headline(r)}." if r.extra.get("variants_pooled") else "", *evidence_lines(entries)])
+        .strip()
+        .replace("`", "")
+        .replace("bold marks", "* marks"),
+        "header": header,
         "rows": [
-            [
-                _cell(original),
-                _cell(kind),
-                _cell(_num(v["mb_core_diff"]), v["mb_core_diff"], numeric=True),
-                _cell(exact_units_text(v)),
-                _cell(mcnemar_text(v).replace("**", "")),
-            ]
-            for original, by_kind in found.items()
-            for kind, v in by_kind.items()
+            [_cell(text, diff, numeric=True) if j == 3 else _cell(text) for j, text in enumerate(row)]
+            for row, diff in zip(rows, diffs, strict=True)
         ],
     }
+
+
+def paired_plots(r: Results) -> list[dict[str, Any]]:
+    """Each original's Bode curves beside its variants' (one pair of plots an original): what a
+    renaming or a new setting does to the gain and phase, frequency by frequency."""
+    found = r.extra.get("variants") or {}
+    out = []
+    for n, (original, by_kind) in enumerate(found.items()):
+        curves = [(original, r, original)] + [(f"{kind}: {v['family']}", r, v["family"]) for kind, v in by_kind.items()]
+        out += bode_plots([c for c in curves if c[2] in r.families], f"paired-{n}")
+    return out
+
+
+def _multitone_comparison(results: list[Results]) -> dict[str, Any] | None:
+    """Multi-tone submissions side by side: one row a submission's family, report.md's verdict columns."""
+    measured = [r for r in results if (r.extra.get("multitone") or {}).get("families")]
+    if not measured:
+        return None
+    header, rows = [], []
+    for r in measured:
+        header, table = multitone_table(r.extra["multitone"]["families"])
+        rows += [[r.label, *row] for row in table]
+    return {"header": ["submission", *header], "rows": [[_cell(text) for text in row] for row in rows]}
 
 
 def _family_table(r: Results, root: str) -> dict[str, Any]:
@@ -846,6 +869,7 @@ class _Site:
             groups=shown_groups,
             unranked=gone,
             columns=columns,
+            multitone=_multitone_comparison(results),
         )
 
     def submission(self, e: _Entry) -> None:
@@ -937,6 +961,23 @@ class _Site:
                     "pre": None,
                 }
             )
+        if r.extra.get("variants"):
+            sections.insert(
+                0,
+                {
+                    "id": "paired",
+                    "title": "Read in pairs (GAP)",
+                    "entries": [
+                        {
+                            "text": "Each original beside its variants: the paired table with the McNemar counts, "
+                            "and their Bode curves on the same axes",
+                            "href": f"../paired/{e.slug}.html",
+                            "download": False,
+                        }
+                    ],
+                    "pre": None,
+                },
+            )
         sections.append({"id": "files", "title": "Downloads", "entries": _downloads(e.slug, r), "pre": None})
         self.page(
             f"submissions/{e.slug}.html",
@@ -951,6 +992,39 @@ class _Site:
             figures=figures,
             tables=tables,
             sections=sections,
+        )
+
+    def paired(self, e: _Entry) -> None:
+        """A paired release's own page: GAP's headline per variant kind, the paired table, and each
+        original's Bode curves beside its variants'."""
+        r = e.results
+        table = _variants_table(r)
+        if table is None:
+            return
+        figures = paired_plots(r)
+        self.page(
+            f"paired/{e.slug}.html",
+            "submission.html",
+            "../",
+            f"{r.label}: read in pairs (GAP)",
+            plots=bool(figures),
+            headline=pooled_headline(r),
+            alerts=[],
+            examples=[],
+            notes=[
+                f"The overall on the leaderboard is over the {r.overall['num_families']} original families; each "
+                "variant is read here against its original, on the same rows (docs/variants.md).",
+            ],
+            figures=figures,
+            tables=[table],
+            sections=[
+                {
+                    "id": "back",
+                    "title": "The submission",
+                    "entries": [{"text": r.label, "href": f"../submissions/{e.slug}.html", "download": False}],
+                    "pre": None,
+                }
+            ],
         )
 
     def sweeps(self, e: _Entry, steps: int, mid_band: str) -> None:
@@ -1079,6 +1153,7 @@ def build_site(folders: list[Path], out: Path) -> Path:
         mid_band = " and ".join(f"{f:g}" for f in bands[0])
         for e in entries:
             site.submission(e)
+            site.paired(e)
             site.sweeps(e, lay.time_steps, mid_band)
             site.data(e)
             # Its pages written, a submission's answers and document are not needed again.
