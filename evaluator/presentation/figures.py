@@ -75,7 +75,7 @@ def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
     # for every panel, and setting them again makes matplotlib update every sibling each time (n^2
     # for n panels: most of a 30-family figure's time).
     locator = ax.xaxis.get_major_locator()
-    if isinstance(locator, FixedLocator) and list(locator.locs) == list(frequencies):
+    if isinstance(locator, FixedLocator) and list(getattr(locator, "locs", [])) == list(frequencies):
         return
     ax.set_xscale("log", base=2)
     if frequencies:

@@ -650,7 +650,8 @@ def _multitone_comparison(results: list[Results]) -> dict[str, Any] | None:
     measured = [r for r in results if (r.extra.get("multitone") or {}).get("families")]
     if not measured:
         return None
-    header, rows = [], []
+    header: list[str] = []
+    rows: list[list[str]] = []
     for r in measured:
         header, table = multitone_table(r.extra["multitone"]["families"])
         rows += [[r.label, *row] for row in table]
