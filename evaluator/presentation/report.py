@@ -994,9 +994,11 @@ def _leaderboard_lines(results: list[Results], tests: list[dict[str, Any]]) -> l
 
 def _headline(r: Results) -> str:
     whose = "custom scoring, not the paper's" if method_note(r) else "the paper's"
+    # A paired release's overall leaves its variants out: they are compared with their originals.
+    over = "original families; the variants are read in pairs under Variants" if r.extra.get("variants") else "families"
     return (
         f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
-        f"({whose}; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
+        f"({whose}; mean over {r.overall['num_families']} {over}). Calibrated: MB-Core "
         f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}."
         + (f" Brackets: {brackets(r)}." if "intervals" in r.extra else "")
     )
