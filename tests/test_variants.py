@@ -208,6 +208,18 @@ def test_name_invariant_model_reads_zero_on_every_surface(paired, tmp_path):
     assert html.count('id="paired-0-gain"') == 1 and 'id="paired-1-phase"' in html
     assert "GS: linear_solve__gs" in html and "kernel: ratio_saturation__kernel" in html
     assert f'href="../paired/{page.name}"' in (site / "submissions" / page.name).read_text()
+    # A document saved before the pooled headline existed still renders: its pairs, no headline.
+    from mathbode.evaluator.presentation.console import table_text
+    from mathbode.evaluator.presentation.report import render_report
+    from mathbode.evaluator.results import from_document
+
+    document = json.loads((tmp_path / "numbers-report" / "results.json").read_text())
+    del document["scores"]["variants_pooled"]
+    (old,) = render_report([document], [], tmp_path / "old-report")
+    text = table_text([old], [])
+    assert " pp [" not in text and "  linear_solve      GS       surface" in text
+    assert "| linear_solve | GS | surface |" in (tmp_path / "old-report" / "report.md").read_text()
+    assert from_document(document)[0].extra.get("variants_pooled") is None
 
 
 def test_gs_only_degradation_shows_on_gs_alone(paired, tmp_path):
