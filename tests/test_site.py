@@ -522,3 +522,43 @@ def test_a_family_page_fits_a_wide_window_and_its_axis_titles_clear_their_labels
             assert title <= labels, f"{plot}: the axis title overlaps its tick labels by {title - labels:.1f} px"
     finally:
         browser.set_window_size(*WIDTHS["wide"])
+
+
+@pytest.fixture(scope="module")
+def paired_site(tmp_path_factory):
+    """A site of a paired release's exact answers (linear_solve and its five variants, MVP)."""
+    from click.testing import CliRunner
+
+    from mathbode.cli.main import mathbode
+
+    root = tmp_path_factory.mktemp("paired-site")
+    release, answers = root / "release", root / "exact.jsonl"
+    for argv in (
+        ["build", "--variants", "gap", "--families", "linear_solve", "--out", str(release), "-q"],
+        ["baseline", "--reference", str(release), "--preset", "MVP", "-o", str(answers)],
+    ):
+        result = CliRunner().invoke(mathbode, argv)
+        assert result.exit_code == 0, result.output
+    return site([score([answers], root / "r", "--reference", str(release), "--no-plots")], root / "s")
+
+
+def test_a_paired_submission_has_a_page_read_in_pairs(browser, paired_site):
+    """The paired page loads without an error from the submission's page, says GAP's headline, shows
+    the paired table with its McNemar counts, and draws the original's Bode curves beside its variants'."""
+    pages = _crawl(browser, paired_site / "index.html")
+    assert {page: problems for page, problems in pages.items() if problems} == {}
+    (page,) = [p for p in pages if p.parent.name == "paired"]
+    _open(browser, page)
+    headline = browser.find_element("css selector", "p.headline").text
+    assert headline.startswith("DL 0.0 pp [0.0, 0.0]; DLC 0.0 pp [0.0, 0.0]; DLM 0.0 pp [0.0, 0.0]; GS 0.0 pp")
+    rows = _column(browser, "variants-table", 7)
+    assert rows == ["1.0000 (1.0000) [0/0]"] * 5
+    plots = browser.execute_script(
+        "return Array.from(document.querySelectorAll('div.plot'), d => [d.id, d.data.map(t => t.name)])"
+    )
+    names = [
+        "linear_solve",
+        *(f"{k}: linear_solve__{k.lower()}" for k in ("DL", "DLC", "DLM", "GS")),
+        "kernel: linear_solve__kernel",
+    ]
+    assert plots == [["paired-0-gain", names], ["paired-0-phase", names]]

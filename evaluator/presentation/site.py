@@ -35,14 +35,11 @@ from ..ranking import conditions_label, groups, unranked
 from ..results import Results, from_document
 from .comparison import describe
 from .files import (
-    CHIRP_FILE,
     FAMILY_COLUMNS,
     LEADERBOARD_FILE,
     RESULTS_FILE,
     SCORES_FILE,
-    STEP_FILE,
-    SUMMARY_FILE,
-    SWEEPS_FILE,
+    table_files,
     write_tables,
 )
 from .report import (
@@ -55,18 +52,20 @@ from .report import (
     detected_text,
     diagnostics_lines,
     evidence_lines,
-    exact_units_text,
     family_noise_text,
     interval_notes,
     interval_text,
     leaderboard,
-    mcnemar_text,
     memory_text,
+    multitone_table,
     na_notes,
+    pooled_headline,
     provenance_lines,
     repeatability_text,
     saved_documents,
+    variants_table,
 )
+from .text import value_text as _num
 
 #: Gains below this are not drawn on the log axis (as in the report's Bode plot).
 GAIN_FLOOR = 1e-3
@@ -95,12 +94,6 @@ def _slug(text: str, taken: set[str]) -> str:
         slug = file_name(f"{text}\x00{n}")
     taken.add(slug)
     return slug
-
-
-def _num(x: Any, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
 
 
 def _value(x: Any) -> Any:
@@ -692,28 +685,51 @@ def _multitone_table(r: Results) -> dict[str, Any] | None:
 
 
 def _variants_table(r: Results) -> dict[str, Any] | None:
-    """GAP's paired comparison (report.md's variants table), its evidence said in units."""
+    """GAP's paired comparison: report.md's variants table, its evidence said in units, its headline
+    per variant kind pooled over the families above it (an adjusted McNemar p below 0.05 marked '*')."""
     found = r.extra.get("variants") or {}
     entries = [v for by_kind in found.values() for v in by_kind.values()]
     if not entries:
         return None
+    header, rows, _ = variants_table(found, bold=False)
+    diffs = [v["mb_core_diff"] for by_kind in found.values() for v in by_kind.values()]
     return {
         "id": "variants",
         "title": "Variants (GAP): each variant minus its original on the same rows",
-        "note": " ".join(evidence_lines(entries)).replace("`", ""),
-        "header": ["family", "variant", "MB-Core diff", "exact units", "McNemar p (Holm) [discordant]"],
+        "note": " ".join([f"{pooled_headline(r)}." if r.extra.get("variants_pooled") else "", *evidence_lines(entries)])
+        .strip()
+        .replace("`", "")
+        .replace("bold marks", "* marks"),
+        "header": header,
         "rows": [
-            [
-                _cell(original),
-                _cell(kind),
-                _cell(_num(v["mb_core_diff"]), v["mb_core_diff"], numeric=True),
-                _cell(exact_units_text(v)),
-                _cell(mcnemar_text(v).replace("**", "")),
-            ]
-            for original, by_kind in found.items()
-            for kind, v in by_kind.items()
+            [_cell(text, diff, numeric=True) if j == 3 else _cell(text) for j, text in enumerate(row)]
+            for row, diff in zip(rows, diffs, strict=True)
         ],
     }
+
+
+def paired_plots(r: Results) -> list[dict[str, Any]]:
+    """Each original's Bode curves beside its variants' (one pair of plots an original): what a
+    renaming or a new setting does to the gain and phase, frequency by frequency."""
+    found = r.extra.get("variants") or {}
+    out = []
+    for n, (original, by_kind) in enumerate(found.items()):
+        curves = [(original, r, original)] + [(f"{kind}: {v['family']}", r, v["family"]) for kind, v in by_kind.items()]
+        out += bode_plots([c for c in curves if c[2] in r.families], f"paired-{n}")
+    return out
+
+
+def _multitone_comparison(results: list[Results]) -> dict[str, Any] | None:
+    """Multi-tone submissions side by side: one row a submission's family, report.md's verdict columns."""
+    measured = [r for r in results if (r.extra.get("multitone") or {}).get("families")]
+    if not measured:
+        return None
+    header: list[str] = []
+    rows: list[list[str]] = []
+    for r in measured:
+        header, table = multitone_table(r.extra["multitone"]["families"])
+        rows += [[r.label, *row] for row in table]
+    return {"header": ["submission", *header], "rows": [[_cell(text) for text in row] for row in rows]}
 
 
 def _family_table(r: Results, root: str) -> dict[str, Any]:
@@ -760,9 +776,9 @@ def _frequency_table(r: Results) -> dict[str, Any]:
 
 def _bracketed(value: float, interval: list[float | None] | None, digits: int) -> str:
     if not interval:
-        return f"{value:.{digits}f}"
-    high = "no bound" if interval[1] is None else f"{interval[1]:.{digits}f}"
-    return f"{value:.{digits}f} [{interval[0]:.{digits}f}, {high}]"
+        return _num(value, digits)
+    high = "no bound" if interval[1] is None else _num(interval[1], digits)
+    return f"{_num(value, digits)} [{_num(interval[0], digits)}, {high}]"
 
 
 #: What the Dynamics table's columns mean (report.md's How to read says it at length).
@@ -801,8 +817,8 @@ def _dynamics_table(r: Results) -> dict[str, Any] | None:
                     numeric=True,
                 ),
                 _cell(_bracketed(d["low_pass_a"], d["low_pass_a_interval"], 3), d["low_pass_a"], numeric=True),
-                _cell(f"{d['delay_residual']:.3f}", d["delay_residual"], numeric=True),
-                _cell(f"{d['low_pass_residual']:.3f}", d["low_pass_residual"], numeric=True),
+                _cell(_num(d["delay_residual"], 3), d["delay_residual"], numeric=True),
+                _cell(_num(d["low_pass_residual"], 3), d["low_pass_residual"], numeric=True),
             ]
         )
     return {
@@ -822,9 +838,7 @@ def _dynamics_table(r: Results) -> dict[str, Any] | None:
 
 
 def _downloads(slug: str, r: Results) -> list[dict[str, Any]]:
-    files = [RESULTS_FILE, SCORES_FILE, SWEEPS_FILE, SUMMARY_FILE]
-    files += [CHIRP_FILE] if len(r.chirp) else []
-    files += [STEP_FILE] if len(r.step) else []
+    files = [RESULTS_FILE, SCORES_FILE, *table_files(r)]
     return [{"text": name, "href": f"../data/{slug}/{name}", "download": True} for name in files]
 
 
@@ -930,6 +944,7 @@ class _Site:
             groups=shown_groups,
             unranked=gone,
             columns=columns,
+            multitone=_multitone_comparison(results),
         )
 
     def submission(self, e: _Entry) -> None:
@@ -1021,6 +1036,23 @@ class _Site:
                     "pre": None,
                 }
             )
+        if r.extra.get("variants"):
+            sections.insert(
+                0,
+                {
+                    "id": "paired",
+                    "title": "Read in pairs (GAP)",
+                    "entries": [
+                        {
+                            "text": "Each original beside its variants: the paired table with the McNemar counts, "
+                            "and their Bode curves on the same axes",
+                            "href": f"../paired/{e.slug}.html",
+                            "download": False,
+                        }
+                    ],
+                    "pre": None,
+                },
+            )
         sections.append({"id": "files", "title": "Downloads", "entries": _downloads(e.slug, r), "pre": None})
         self.page(
             f"submissions/{e.slug}.html",
@@ -1035,6 +1067,39 @@ class _Site:
             figures=figures,
             tables=tables,
             sections=sections,
+        )
+
+    def paired(self, e: _Entry) -> None:
+        """A paired release's own page: GAP's headline per variant kind, the paired table, and each
+        original's Bode curves beside its variants'."""
+        r = e.results
+        table = _variants_table(r)
+        if table is None:
+            return
+        figures = paired_plots(r)
+        self.page(
+            f"paired/{e.slug}.html",
+            "submission.html",
+            "../",
+            f"{r.label}: read in pairs (GAP)",
+            plots=bool(figures),
+            headline=pooled_headline(r),
+            alerts=[],
+            examples=[],
+            notes=[
+                f"The overall on the leaderboard is over the {r.overall['num_families']} original families; each "
+                "variant is read here against its original, on the same rows (docs/variants.md).",
+            ],
+            figures=figures,
+            tables=[table],
+            sections=[
+                {
+                    "id": "back",
+                    "title": "The submission",
+                    "entries": [{"text": r.label, "href": f"../submissions/{e.slug}.html", "download": False}],
+                    "pre": None,
+                }
+            ],
         )
 
     def sweeps(self, e: _Entry, steps: int, mid_band: str) -> None:
@@ -1163,6 +1228,7 @@ def build_site(folders: list[Path], out: Path) -> Path:
         mid_band = " and ".join(f"{f:g}" for f in bands[0])
         for e in entries:
             site.submission(e)
+            site.paired(e)
             site.sweeps(e, lay.time_steps, mid_band)
             site.data(e)
             # Its pages written, a submission's answers and document are not needed again.

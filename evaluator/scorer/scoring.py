@@ -404,10 +404,15 @@ def score(
     prompts = index.prompt_id[where]
     accuracy = exact_units(hits, prompts, [(s.family, s.question_id) for s in scoped])
     extra: dict[str, Any] = {}
-    total = overall(fam, universe.families)
+    # A paired release is read in pairs: its headline is over the original families alone (the
+    # variants are compared with them in `variants`, never averaged in with them).
+    originals = tuple(f for f in universe.families if f not in reference.variants)
+    total = overall({f: s for f, s in fam.items() if f not in reference.variants}, originals)
     if resamples > 0 and n_sweeps:
         reported = Reported.of_summary(fam, total, summary)
         extra["intervals"], bars = score_intervals(sweeps, config, universe.families, reported)
+        if reference.variants:
+            _overall_of_originals(extra["intervals"], sweeps, config, originals, reported)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     traces = [_trace(s, truth[i], y[i]) for i, s in enumerate(scoped) if s.frequency_cycles in config.mid_band]
@@ -437,7 +442,7 @@ def score(
     if parts:
         extra["phase_parts"] = parts
     if reference.variants and n_sweeps:
-        extra["variants"] = variant_scores(
+        extra["variants"], extra["variants_pooled"] = variant_scores(
             sweeps,
             scoped,
             hits,
@@ -488,6 +493,20 @@ def score(
         step_curves=step_curves,
         traces=traces,
     )
+
+
+def _overall_of_originals(
+    intervals: dict[str, Any], sweeps: Table, config: ScoreConfig, originals: tuple[str, ...], reported: Any
+) -> None:
+    """The overall intervals of a paired release made again over the original families' sweeps
+    alone, as its overall is (each family's own interval stays as computed over all sweeps)."""
+    mine = sweeps.take(np.flatnonzero(np.isin(sweeps["family"], list(originals))))
+    theirs, _ = score_intervals(mine, config, originals, reported)
+    intervals["overall"] = theirs["overall"]
+    for held in ("df", "no_interval"):
+        kept = {k: v for k, v in intervals[held].items() if not k.startswith("overall.")}
+        intervals[held] = {**{k: v for k, v in theirs[held].items() if k.startswith("overall.")}, **kept}
+    intervals["n_units"], intervals["problems"] = theirs["n_units"], theirs["problems"]
 
 
 def exact_units(hits: np.ndarray, prompts: np.ndarray, problems: Sequence[tuple[str, int]]) -> dict[str, Any]:
