@@ -128,7 +128,8 @@ def paired_lines(r: Results) -> list[str]:
     entries = [v for by_kind in found.values() for v in by_kind.values()]
     originals = r.overall.get("num_families")
     lines = [
-        f"GAP, paired (docs/variants.md): the overall above is over the {originals} original families; each variant "
+        f"GAP, paired (docs/variants.md): the overall above is over the {originals} original "
+        f"{'family' if originals == 1 else 'families'}; each variant "
         "is read against its original on the same rows."
     ]
     lines += [f"  {line}" for line in pooled_lines(r)]

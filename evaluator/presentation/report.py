@@ -1034,7 +1034,9 @@ def _leaderboard_lines(results: list[Results], tests: list[dict[str, Any]]) -> l
 def _headline(r: Results) -> str:
     whose = "custom scoring, not the paper's" if method_note(r) else "the paper's"
     # A paired release's overall leaves its variants out: they are compared with their originals.
-    over = "original families; the variants are read in pairs under Variants" if r.extra.get("variants") else "families"
+    plural = "family" if r.overall["num_families"] == 1 else "families"
+    over = f"original {plural}; the variants are read in pairs under Variants"
+    over = over if r.extra.get("variants") else "families"
     return (
         f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
         f"({whose}; mean over {r.overall['num_families']} {over}). Calibrated: MB-Core "

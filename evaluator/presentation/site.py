@@ -1087,7 +1087,8 @@ class _Site:
             alerts=[],
             examples=[],
             notes=[
-                f"The overall on the leaderboard is over the {r.overall['num_families']} original families; each "
+                f"The overall on the leaderboard is over the {r.overall['num_families']} original "
+                f"{'family' if r.overall['num_families'] == 1 else 'families'}; each "
                 "variant is read here against its original, on the same rows (docs/variants.md).",
             ],
             figures=figures,
