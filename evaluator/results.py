@@ -351,13 +351,25 @@ def checked(document: Any, where: str = "results document") -> dict[str, Any]:
     _check_values(document, where)
     errors = sorted(_validator().iter_errors(_skeleton(document)), key=lambda e: [str(p) for p in e.path])
     if errors:
-        first = errors[0]
-        at = "/".join(str(p) for p in first.path) or "(top)"
+        first = _innermost(errors[0])
+        at = "/".join(str(p) for p in first.absolute_path) or "(top)"
         raise ResultsVersionError(
             f"{where}: does not follow schema/results.schema.json at {at}: {_short(first.message)}"
         )
     _check_arrays(document, where)
     return document
+
+
+def _innermost(error: Any) -> Any:
+    """The error that names the field: a value that may be null is a `oneOf`, whose own error says
+    only "not valid under any of the given schemas"; the deepest of its branches' errors says which
+    field inside it failed, and why (`rendering/figures/dpi: 5000 is greater than the maximum`)."""
+    while error.context:
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        if len(deepest.absolute_path) <= len(error.absolute_path):
+            break
+        error = deepest
+    return error
 
 
 def _short(message: str, limit: int = 300) -> str:
@@ -373,7 +385,8 @@ MAX_DEPTH = 32
 
 def _check_values(document: Any, where: str) -> None:
     """What JSON Schema cannot say: no text that is not Unicode (a lone surrogate from a `\\ud800`
-    escape, which no file, terminal or page can hold), nesting bounded (`MAX_DEPTH`)."""
+    escape, which no file, terminal or page can hold), no integer past the float range (JSON's
+    integers have no bound; every renderer reads a number as a float), nesting bounded (`MAX_DEPTH`)."""
     stack: list[tuple[Any, tuple[Any, ...]]] = [(document, ())]
     while stack:
         node, at = stack.pop()
@@ -382,12 +395,24 @@ def _check_values(document: Any, where: str) -> None:
         if isinstance(node, dict):
             for key, value in node.items():
                 _check_text(key, at + (key,), where)
-                if isinstance(value, (dict, list, str)):
+                if isinstance(value, (dict, list, str, int)):
                     stack.append((value, at + (key,)))
         elif isinstance(node, list):
-            stack.extend((value, at + (i,)) for i, value in enumerate(node) if isinstance(value, (dict, list, str)))
-        else:
+            stack.extend(
+                (value, at + (i,)) for i, value in enumerate(node) if isinstance(value, (dict, list, str, int))
+            )
+        elif isinstance(node, str):
             _check_text(node, at, where)
+        elif not isinstance(node, bool) and not -_FLOAT_LIMIT < node < _FLOAT_LIMIT:
+            raise ResultsVersionError(
+                f"{where}: does not follow schema/results.schema.json at {_path(at)}: an integer past the float "
+                "range (larger than about 1.8e308), which no renderer can read as a number; mathbode never writes one."
+            )
+
+
+#: The first integer `float()` cannot convert: the largest float (2**1024 - 2**971) and half its
+#: last step, which rounds up to 2**1024.
+_FLOAT_LIMIT = 2**1024 - 2**970
 
 
 def _path(at: tuple[Any, ...]) -> str:

@@ -186,6 +186,54 @@ def test_the_schema_s_kinds_of_non_compliance_are_the_parser_s():
     assert kinds["properties"]["kinds"]["propertyNames"]["enum"] == list(NON_COMPLIANT_KINDS)
 
 
+# -- issue 49, section 4: numbers a renderer cannot draw -------------------------------------------
+PAST_FLOAT = "an integer past the float range (larger than about 1.8e308), which no renderer can read as a number"
+UNDRAWABLE = {
+    # before: OverflowError from `mathbode site`
+    "overall MB-Core past the float range": (
+        "scores/overall/mb_core",
+        10**400,
+        f"at scores/overall/mb_core: {PAST_FLOAT}",
+    ),
+    "a negative one in a family": (
+        "scores/families/linear_solve/mb_plus",
+        -(10**309),
+        f"at scores/families/linear_solve/mb_plus: {PAST_FLOAT}",
+    ),
+    # before: MemoryError (std::bad_alloc) or matplotlib's "Image size ... is too large" from `mathbode report`
+    "dpi 5,000": (
+        "rendering/figures",
+        {"format": "png", "dpi": 5000},
+        "at rendering/figures/dpi: 5000 is greater than the maximum of 1200",
+    ),
+    "dpi 1e6": (
+        "rendering/figures",
+        {"format": "png", "dpi": 1e6},
+        "at rendering/figures/dpi: 1000000.0 is greater than the maximum of 1200",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNDRAWABLE), ids=list(UNDRAWABLE))
+def test_a_number_no_renderer_can_draw_is_refused_naming_its_field(scored, tmp_path, case):
+    at, value, said = UNDRAWABLE[case]
+    folder = _copy(scored, tmp_path)
+    target = folder / "model-a/results.json"
+    _edit(target, lambda d: _set(d, at, value))
+    _refused_by_both(folder, tmp_path, f"{target}: does not follow schema/results.schema.json {said}")
+
+
+def test_the_schema_s_largest_dpi_is_the_score_command_s():
+    """A document says the dpi `mathbode score --dpi` drew with, so the two ranges are one."""
+    from mathbode.cli.score import main as score_cli
+    from mathbode.schema.json_schemas import load_schema
+
+    rendering = load_schema("results.schema.json")["properties"]["rendering"]["properties"]
+    dpi = rendering["figures"]["oneOf"][1]["properties"]["dpi"]
+    option = next(p for p in score_cli.params if p.name == "dpi").type
+    assert (dpi["minimum"], dpi["maximum"]) == (option.min, option.max) == (30, 1200)
+
+
 # -- every field, every wrong kind --------------------------------------------------------------------
 WRONG = [("text", "x"), ("list", [1]), ("object", {"a": 1}), ("null", None), ("negative", -1), ("huge", 1e308)]
 WRONG += [("true", True), ("surrogate", "\ud800"), ("big int", 10**30), ("removed", KeyError)]
