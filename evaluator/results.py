@@ -278,12 +278,26 @@ def _check_arrays(document: dict[str, Any], where: str) -> None:
         if not all(v is None or type(v) in number for v in t["answer"]):
             refuse(f"traces/{i}/answer", "a value that is neither a number nor null")
     _check_tables(document, refuse)
+    _check_multitone(document["scores"].get("multitone"), refuse)
     for name, table in document["tables"].items():
         for c in table["columns"]:
             if len(c["values"]) != table["length"]:
                 refuse(f"tables/{name}/{c['name']}", f"{len(c['values'])} values in a table of {table['length']} rows")
             if c["type"] != "object" and not all(v is None or type(v) in number for v in c["values"]):
                 refuse(f"tables/{name}/{c['name']}", f"a value that is not a number in a {c['type']} column")
+
+
+def _check_multitone(section: Any, refuse: Any) -> None:
+    """Each family's BLA intervals are one per excited line, at its cycles: the report and the site
+    draw them side by side (a list of another length ended `mathbode site` in a zip ValueError)."""
+    for family, m in (section or {}).get("families", {}).items():
+        excited = [line["cycles"] for line in m["lines"] if line["kind"] == "excited"]
+        intervals = [iv["cycles"] for iv in m["bla_intervals"]]
+        if intervals != excited:
+            refuse(
+                f"scores/multitone/families/{family}/bla_intervals",
+                f"{len(intervals)} intervals for {len(excited)} excited lines (one per excited line, at its cycles)",
+            )
 
 
 #: The columns each table's renderers read by name (when the table has rows), and which of them
