@@ -39,7 +39,7 @@ from mathbode.evaluator.ranking import groups
 from mathbode.evaluator.results import Results, json_safe
 from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.scorer.compare import neighbour_tests
-from mathbode.evaluator.scorer.scoring import Scored, score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
@@ -107,10 +107,10 @@ def table_text(results: list[Results], tests: list[dict]) -> str:
             notes.append(f"{r.label}: {answers_text(r)}.")
         if said_repeat := repeatability_text(r):
             notes.append(f"{r.label}: {said_repeat}.")
-        for family, d in (r.extra.get("dynamics") or {}).items():
+        for family, d in r.extra.get("dynamics", {}).items():
             notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
             notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
-        reading = r.extra.get("multitone") or {}
+        reading = r.extra.get("multitone", {})
         for family, m in (reading.get("families") or {}).items():
             notes.append(
                 f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {number_text(m['distortion_db'], 1)} dB; "
@@ -287,7 +287,7 @@ def score_and_report(
     resamples: int = 0,
     figures: FigureOptions = DEFAULT_FIGURES,
     labels: list[str] | None = None,
-) -> list[Scored]:
+) -> list[Results]:
     """Validate and score the files, write the report folder, print the table (or JSON)."""
     check_replaceable(out, "report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
@@ -323,7 +323,7 @@ def _score_files(
     parser: Parser = STRICT,
     resamples: int = 0,
     given: list[str] | None = None,
-) -> list[Scored]:
+) -> list[Results]:
     """Validate every file (refusing an invalid one), then score each against the reference rows;
     each is named by `given` (`--label`), else by `_labels`."""
     # A release's families are what its submissions may name: it is read (and checked) first.

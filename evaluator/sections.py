@@ -282,7 +282,7 @@ class VariantComparison(TypedDict):
     """`variants.<original>.<kind>`: a GAP variant minus its original on the same rows."""
 
     family: str
-    kind: str
+    kind: Literal["surface", "kernel"]
     shared_sweeps: int
     mb_core_diff: float
     mb_core_diff_interval: Interval
@@ -312,6 +312,8 @@ class VariantComparison(TypedDict):
     delay_period_steps: NotRequired[float]
     time_constant_diff_steps: NotRequired[float]
     time_constant_diff_interval: NotRequired[Interval]
+    #: Sequential only: why the dynamics difference has no value or no interval.
+    dynamics_diff_note: NotRequired[str]
 
 
 class MultitoneLine(TypedDict):

@@ -86,7 +86,7 @@ def report_figures(results: list[Results]) -> list[tuple[str, str]]:
         any(len(r.summary) for r in results),
         any(len(r.chirp) for r in results),
         any(len(r.step) for r in results),
-        any((r.extra.get("multitone") or {}).get("families") for r in results),
+        any(r.extra.get("multitone", {}).get("families") for r in results),
     )
     if any(r.extra.get("variants") for r in results):
         stems += [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -22,7 +22,8 @@ from .files import DEFAULT_FIGURES, MULTITONE_FIGURE, TWO_TONE_FIGURE, FigureOpt
 
 
 def _readings(results: list[Results]) -> list[dict[str, dict[str, Any]]]:
-    return [(r.extra.get("multitone") or {}).get("families") or {} for r in results]
+    # The figures read a family's reading as plain data; the table reads are typed (report.py).
+    return [cast(dict[str, dict[str, Any]], r.extra.get("multitone", {}).get("families") or {}) for r in results]
 
 
 def _value(x: Any) -> float:
