@@ -241,3 +241,23 @@ def test_an_older_document_with_fewer_keys_still_reads(documents):
             for key in [k for k in comparison if k not in sections.VariantComparison.__required_keys__]:
                 del comparison[key]
     checked(document, "results.json")
+
+
+def test_a_document_of_the_first_version_that_wrote_them_still_reads_and_renders(tmp_path):
+    """Written by mathbode at 65f2b95 (the first results documents): a sequential SMOKE submission
+    with chirp and step answers scored with intervals (its traces and tables cut short)."""
+    from mathbode.evaluator.presentation.report import render_report
+    from mathbode.evaluator.results import read_document
+
+    document, _ = read_document(Path(__file__).parent / "fixtures" / "results_v0.1_65f2b95.json")
+    assert {"dynamics", "diagnostics", "intervals", "repeatability"} <= document["scores"].keys()
+    render_report([document], [], tmp_path / "report")
+    assert (tmp_path / "report" / "report.md").read_text().count("linear_solve") > 0
+
+
+def test_the_scorer_declares_each_section_once_and_every_one_is_typed():
+    from mathbode.evaluator.scorer.scoring import SECTIONS
+
+    names = [name for name, _ in SECTIONS]
+    assert len(names) == len(set(names))
+    assert set(names) == set(sections.Sections.__annotations__)
