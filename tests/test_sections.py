@@ -143,10 +143,43 @@ def test_every_kind_of_document_reads_back_through_the_closed_schema(documents, 
     assert {k: k in document["scores"] for k in expected} == expected
 
 
-def test_the_kinds_together_write_every_section(documents):
-    """Every section the types declare is written by some kind (the kinds cover the sections)."""
-    written = set().union(*(json.loads(text)["scores"] for text in documents.values()))
-    assert set(sections.Scores.__annotations__) == written
+#: Keys the types declare that no kind writes, and why (every other key is written by some kind).
+NOT_WRITTEN_BY_A_KIND = {
+    # Older documents only (they must still read).
+    "scores/repeatability/overall/spread_mean": "the overall spread before the relative one",
+    "scores/dynamics{}/delay_phase_residual": "a residual of the first dynamics fit",
+    "scores/dynamics{}/interval_note": "a note the intervals no longer need",
+    # Added by `mathbode score`, not by the scorer.
+    "scores/provenance/input": "the submission file's name and hash",
+    # A family scored at no mid-band frequency.
+    "scores/families{}/note": "why a family has no MB-Core",
+}
+
+
+def _nodes(value: Any, way: str) -> list[dict[str, Any]]:
+    found = [value]
+    while way:
+        step, way = way[:2], way[2:]
+        found = [v for x in found for v in ((x if step == "[]" else x.values()) if isinstance(x, (list, dict)) else ())]
+    return [v for v in found if isinstance(v, dict)]
+
+
+def _unwritten(typed: Any, objects: list[dict[str, Any]], at: str, out: list[str]) -> None:
+    seen = set().union(*objects) if objects else set()
+    out += [f"{at}/{key}" for key in typed.__annotations__ if key not in seen]
+    for key, annotation in get_type_hints(typed).items():
+        for way, inner in _typed_dicts(annotation):
+            below = [n for o in objects if key in o for n in _nodes(o[key], way)]
+            if below:
+                _unwritten(inner, below, f"{at}/{key}{way}", out)
+
+
+def test_the_kinds_together_write_every_key_the_types_declare(documents):
+    """The types are the truth generated from real documents: every key they declare is written by
+    some kind, or is listed with the reason no kind writes it (older documents, the CLI's)."""
+    unwritten: list[str] = []
+    _unwritten(sections.Scores, [json.loads(text)["scores"] for text in documents.values()], "scores", unwritten)
+    assert sorted(unwritten) == sorted(NOT_WRITTEN_BY_A_KIND)
 
 
 # -- a section nobody declared, a tampered section -------------------------------------------------------
