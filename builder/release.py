@@ -16,7 +16,7 @@ import time
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -25,10 +25,11 @@ from mathbode.cards import FamilyFacts, render_card, render_family_card
 from mathbode.cards.render import card_library
 from mathbode.core.arrow_columns import table_from_lists
 from mathbode.core.atomic import atomic_folder, check_replaceable, read_json_file
-from mathbode.core.errors import UsageError
+from mathbode.core.errors import UnknownNameError, UsageError
 from mathbode.core.forking import can_fork, ignore_sigint, sigint_held, usable_cores
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
+from mathbode.schema.description import ReleaseRequest, data_path, describe
 from mathbode.schema.drives import STANDARD
 from mathbode.schema.layout import layout
 from mathbode.schema.manifest import (
@@ -42,7 +43,7 @@ from mathbode.schema.manifest import (
     write_release_metadata,
 )
 from mathbode.schema.parquet import read_parquet
-from mathbode.schema.splits import canary, prompts_hash
+from mathbode.schema.splits import prompts_hash
 from mathbode.schema.truth_facts import truth_facts
 
 from .families import FAMILIES, Family, extended_families, get_family
@@ -76,9 +77,28 @@ FORMATS = RELEASE_FORMATS
 CardRenderer = Callable[[Manifest, list[FamilyFacts]], str]
 
 
-def data_path(family: str, fmt: str) -> str:
-    """Where a family's rows live inside a release (relative, POSIX)."""
-    return f"data/{family}.{fmt}"
+def family_description(family: Family) -> dict[str, Any]:
+    """What a release's manifest says of `family` beside its rows (`schema.description`): its
+    version, the package that defines it, and a GAP variant's original, kind and surface names."""
+    out: dict[str, Any] = {"version": family.version}
+    if family.origin is not None:
+        out["origin"] = family.origin
+    if family.variant_of is not None:
+        out["variant_of"] = family.variant_of
+        out["variant"] = family.variant
+    if family.renamed:
+        out["surface"] = {"seed": family.surface_seed, "names": dict(family.renamed)}
+    return out
+
+
+def described_family(name: str) -> dict[str, Any] | None:
+    """The description of the installed family `name` (`schema.description.FamilyDescriber`);
+    None for a family this installation does not know. A fresh split draws new constants, never
+    new names, so the registry's family describes its drawn rows too."""
+    try:
+        return family_description(get_family(name))
+    except UnknownNameError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -214,20 +234,33 @@ def build_release(
             entries[family.name], files[rel] = entry, file
             say(f"{family.name}: {entry.num_rows:,} rows in {seconds:.2f} s -> {rel}")
         _check_pairs(families, tmp, fmt)
-        commitment = split.commitment if split is not None else None
-        manifest = Manifest(
+        request = ReleaseRequest(
+            families=tuple(f.name for f in families),
+            format=fmt,
             name=name,
             builder_version=__version__,
-            format=fmt,
             parquet_writer=f"pyarrow {pa.__version__}",
+            drives=drives,
+            split=split.record() if split is not None else None,
+            prompts_only=prompts_only,
+            questions=questions,
+        )
+        # The description validate rebuilds from the same request: one function writes both.
+        built = {f.name: f for f in families}
+        described = describe(request, lambda name: family_description(built[name]))
+        manifest = Manifest(
+            name=described["name"],
+            builder_version=described["builder_version"],
+            format=described["format"],
+            parquet_writer=described["parquet_writer"],
             families=entries,
             files=files,
-            split=split.record() if split is not None else None,
-            canary=canary(commitment),
+            split=described.get("split"),
+            canary=described["canary"],
             overlap=overlaps(tmp, files, split.against) if split is not None else None,
-            prompts_only=prompts_only,
-            drives=layout(drives).multitone.describe() if drives != STANDARD else None,
-            questions=questions,
+            prompts_only=described.get("prompts_only", False),
+            drives=described.get("drives"),
+            questions=described.get("questions"),
         )
         card = (card_renderer or render_card)(manifest, facts)
         manifest = write_release_metadata(tmp, manifest, card)
@@ -319,18 +352,18 @@ def write_family(
         table = table.drop_columns(["ground_truth"])
     rel = data_path(family.name, fmt)
     _write_table(table, folder / rel, fmt)
-    surface = {"seed": family.surface_seed, "names": dict(family.renamed)} if family.renamed else None
+    described = family_description(family)
     entry = FamilyEntry(
-        family.version,
+        described["version"],
         table.num_rows,
         content_hash(table),
         (rel,),
-        family.origin,
+        described.get("origin"),
         prompts,
         facts,
-        variant_of=family.variant_of,
-        variant=family.variant,
-        surface=surface,
+        variant_of=described.get("variant_of"),
+        variant=described.get("variant"),
+        surface=described.get("surface"),
     )
     # The size a reader finds (the validator's measure): a column built without nulls may carry a
     # validity bitmap that a file read back does not.

@@ -7,7 +7,7 @@ import click
 from mathbode.core.atomic import write_jsonl
 from mathbode.schema.selection import select_rows
 
-from .common import CONTEXT, exit_on_error, version_option
+from .common import CONTEXT, exit_on_error, seed_text, version_option
 from .options import families_option, preset_option, reference_option, reference_rows
 
 
@@ -18,7 +18,10 @@ from .options import families_option, preset_option, reference_option, reference
 @reference_option()
 @click.option("-o", "--output", default="baseline.jsonl", show_default=True, help="Output file ('-' for stdout).")
 @click.option(
-    "--seed", default=None, help="A private split's seed (its keeper's): the split's questions are drawn from it."
+    "--seed",
+    default=None,
+    callback=seed_text,
+    help="A private split's seed (its keeper's): the split's questions are drawn from it.",
 )
 @exit_on_error
 def main(preset: str, families_spec: str, reference: str | None, output: str, seed: str | None) -> None:

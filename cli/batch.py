@@ -165,7 +165,7 @@ def read(batch_folder: Path, results: tuple[Path, ...], output: Path, overwrite:
         "batch": str(got.manifest.path),
         "results": [str(p) for p in results],
         "parameters": got.manifest.data["parameters"],
-        "conditions": got.manifest.data["conditions"],
+        "conditions": got.manifest.config.conditions(),  # what every line's meta says
         **{k: got.manifest.data.get(k) for k in ("preset", "families", "reference")},
         "counts": counts,
         "failed_examples": [{"custom_id": c, "where": w, "reason": r} for c, (w, r) in list(got.failed.items())[:10]],

@@ -13,7 +13,7 @@ from mathbode.schema.layout import MAX_QUESTIONS
 from mathbode.schema.manifest import RELEASE_FORMATS
 from mathbode.schema.splits import PROBLEMS_SEED, private_seed_problem
 
-from .common import CONTEXT, exit_on_error, version_option
+from .common import CONTEXT, exit_on_error, seed_text, version_option
 
 #: A paired release's default name.
 GAP_NAME = "MathBode-GAP"
@@ -58,6 +58,7 @@ MIN_QUESTIONS = 2
 @click.option(
     "--seed",
     default=None,
+    callback=seed_text,
     help="Draw a fresh split: new constants for every question from the families' draws, the same "
     "bytes for the same seed on any machine (a label such as 2026-12 will do; a private split needs a secret "
     "one of 128 bits or more: secrets.token_hex(16)).",

@@ -56,3 +56,29 @@ def exit_on_error(func: F) -> F:
             sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
+
+
+def seed_text(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A `--seed` callback: a seed is text, encoded as UTF-8 wherever it is hashed, so bytes that
+    are not UTF-8 (which Python carries as lone surrogates) are refused here, by name, not met as a
+    UnicodeEncodeError deep in a draw or a commitment."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = value.encode("utf-8", "surrogateescape" if _escapable(value) else "backslashreplace")
+        raise click.BadParameter(
+            f"{shown!r} is not text: it holds bytes that are not UTF-8 (or a lone surrogate). "
+            "Give the seed as UTF-8 text (the label or hex string the split was built with).",
+            param=param,
+        ) from None
+    return value
+
+
+def _escapable(value: str) -> bool:
+    try:
+        value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True

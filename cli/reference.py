@@ -7,7 +7,7 @@ reference with `mathbode.hub.reference.resolve_reference` (the packaged canonica
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import pyarrow as pa
 
@@ -26,6 +26,13 @@ class BuilderTruth:
 
     def __init__(self, keeper_seed: str | None = None) -> None:
         self.keeper_seed = keeper_seed
+
+    def describe_family(self, family: str) -> dict[str, Any] | None:
+        """The family's entry in a release's description (`schema.description`), as the builder
+        writes it; None for a family its registry does not know."""
+        from mathbode.builder.release import described_family
+
+        return described_family(family)
 
     def __call__(self, family: str) -> pa.Table | None:
         from mathbode.builder.oracle import true_rows

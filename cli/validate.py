@@ -16,7 +16,7 @@ from mathbode.schema.submission import read_submission
 from mathbode.schema.universe import Universe
 from mathbode.schema.validate import detect_kind
 
-from .common import CONTEXT, exit_on_error, version_option
+from .common import CONTEXT, exit_on_error, seed_text, version_option
 
 
 @click.command(context_settings=CONTEXT)
@@ -40,6 +40,7 @@ from .common import CONTEXT, exit_on_error, version_option
 @click.option(
     "--seed",
     default=None,
+    callback=seed_text,
     help="A private split's seed (its keeper's): its rows are drawn again from it and every row compared, as "
     "for a published seed. Checked against the commitment the release's manifest records.",
 )

@@ -174,7 +174,9 @@ def write_ownership(folder: Path, kind: str) -> None:
         if path.is_file() and not path.is_symlink() and path.name != OWNERSHIP_FILE
     }
     record = {"written_by": "mathbode", "version": __version__, "kind": kind, "files": files}
-    (folder / OWNERSHIP_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (folder / OWNERSHIP_FILE).write_text(
+        json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8"
+    )
 
 
 def _check_target(out: Path, option: str, folder: bool) -> None:

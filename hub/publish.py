@@ -8,6 +8,7 @@ become `PublishError`s with a message that says what to do; the token never appe
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -195,13 +196,26 @@ def resolve_token(token: str | None) -> str:
 
 
 def _visibility(api, repo_id: str) -> bool | None:
-    """True if the dataset repository exists and is private, False if it is public, None if missing."""
+    """True if the dataset repository exists and is private, False if it is public, None if missing.
+
+    Only a JSON boolean is an answer: `bool()` of a proxy's `"false"`, `"no"` or `[false]` reads
+    as private, and a private split's truth went into a public repository."""
     from huggingface_hub.errors import RepositoryNotFoundError
 
     try:
-        return bool(api.repo_info(repo_id, repo_type=REPO_TYPE).private)
+        private = api.repo_info(repo_id, repo_type=REPO_TYPE).private
     except RepositoryNotFoundError:
         return None
+    if not isinstance(private, bool):
+        # The client keeps the answer's value as it came (a string, a list, null), so it is shown as JSON.
+        shown = json.dumps(private, default=repr)
+        shown = shown if len(shown) <= 80 else shown[:80] + "..."
+        raise PublishError(
+            f"{repo_id}: the Hub answered the repository's visibility as {shown}, not true or false, so whether it "
+            "is private is not known. Nothing was pushed. The Hub's API answers a JSON boolean: check HF_ENDPOINT "
+            "and any proxy in between."
+        )
+    return private
 
 
 def push(
@@ -218,7 +232,8 @@ def push(
     refuse_public_truth(plan, private)
     api = HfApi(token=token)
     with hub_errors(api.endpoint, plan.repo_id, token=token):
-        refuse_public_target(plan, private, _visibility(api, plan.repo_id))
+        existing = _visibility(api, plan.repo_id)
+        refuse_public_target(plan, private, existing)
         url = api.create_repo(plan.repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
         if private and _visibility(api, plan.repo_id) is not True:
             # Read back, not assumed: a Hub that ignored the request must not receive the files.
@@ -229,12 +244,44 @@ def push(
         say(f"Repository: {url}")
         say(f"Uploading {len(plan.files)} files ({plan.total_bytes:,} bytes) in one commit...")
         operations = [CommitOperationAdd(f.path_in_repo, str(f.local)) for f in plan.files]
-        info = api.create_commit(
-            plan.repo_id,
-            operations,
-            commit_message=plan.commit_message,
-            repo_type=REPO_TYPE,
-            revision=revision,
-            create_pr=create_pr,
-        )
+        try:
+            info = api.create_commit(
+                plan.repo_id,
+                operations,
+                commit_message=plan.commit_message,
+                repo_type=REPO_TYPE,
+                revision=revision,
+                create_pr=create_pr,
+            )
+        except RuntimeError as err:
+            raise _upload_failed(err, plan.repo_id, created=existing is None) from None
     return info.pr_url or info.commit_url
+
+
+_UPLOADING = re.compile(r"Error while uploading '(.+)' to the Hub\.")
+
+
+def _upload_failed(err: RuntimeError, repo_id: str, created: bool) -> Exception:
+    """The client's `RuntimeError` for a large file whose upload failed (after its own retries),
+    as what it means: the files go to large-file storage before the one commit that names them, so
+    a failed upload leaves the repository without a commit of ours. Any other RuntimeError is not ours to explain."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    named = _UPLOADING.fullmatch(str(err))
+    if named is None:
+        return err
+    cause = err.__cause__
+    if isinstance(cause, HfHubHTTPError) and cause.response is not None:
+        why = f"HTTP {cause.response.status_code}"
+    else:
+        why = type(cause).__name__ if cause is not None else "no reason given"
+    state = (
+        f"{repo_id} holds none of this release's files (it was created empty, as the push's first step)"
+        if created
+        else f"{repo_id} is as it was"
+    )
+    return PublishError(
+        f"uploading {named.group(1)} to the Hub's large-file storage failed ({why}), so nothing was committed: "
+        f"{state}. Push again: files the Hub already holds are not sent twice. If it fails again, check the "
+        "network connection and the Hub's status."
+    )

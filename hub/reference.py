@@ -17,7 +17,7 @@ from typing import Sequence
 from mathbode.core.errors import UnknownNameError
 from mathbode.schema.content import TruthRows
 from mathbode.schema.packaged import packaged_reference, packaged_truth
-from mathbode.schema.reference import Reference, release_reference
+from mathbode.schema.reference import Reference
 from mathbode.schema.universe import canonical_universe
 
 from .fetch import fetch_release, is_hub_spec, snapshot_boundary
@@ -36,6 +36,9 @@ def resolve_reference(
             if name not in universe.families:
                 raise UnknownNameError(universe.unknown_family_message(name))
         return packaged_reference(names)
+    # The release checker and its validators (40 ms, 80 modules) load only when a release is given.
+    from mathbode.schema.release_reference import release_reference
+
     if is_hub_spec(reference):
         folder = fetch_release(reference)
         found = release_reference(folder, None, reference, truth, snapshot_boundary(folder))

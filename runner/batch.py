@@ -38,14 +38,15 @@ from pathlib import Path
 from typing import Any
 
 from mathbode.core.atomic import atomic_text_file, json_line, read_text_file
+from mathbode.core.digests import file_sha256
 from mathbode.core.errors import UsageError
 from mathbode.core.version import __version__
 from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.parsing import parse_response
 from mathbode.schema.selection import KEY_FIELDS, key_fields
 
-from .completions import NotACompletion, completion_fields, request_body
-from .config import SEQUENTIAL, RunConfig
+from .completions import NotACompletion, completion_fields, request_body, unicode_text
+from .config import SEQUENTIAL, STATELESS, RunConfig
 from .formats import unwrap
 
 ENDPOINT = "/v1/chat/completions"
@@ -180,13 +181,15 @@ def write(
     chunks = split(_lines(requests, config), max_requests, max_bytes)
     if folder.exists() and not folder.is_dir():
         raise BatchError(f"-o {folder}: is a file; give a folder for the batch's files.")
-    ours = sorted(p.name for p in folder.glob("requests*.jsonl")) + ([MANIFEST] if (folder / MANIFEST).exists() else [])
-    if ours and not overwrite:
+    present = sorted(p.name for p in folder.glob("requests*.jsonl"))
+    present += [MANIFEST] if os.path.lexists(folder / MANIFEST) else []
+    if present and not overwrite:
         raise BatchError(
-            f"-o {folder}: already holds a batch ({', '.join(ours[:3])}). Give another folder, or --overwrite."
+            f"-o {folder}: already holds a batch ({', '.join(present[:3])}). Give another folder, or --overwrite."
         )
+    replaced = _written_by_us(folder) if present else []
     folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("requests*.jsonl"):
+    for old in replaced:
         old.unlink()  # a batch split in 3 parts, rewritten in 2, must not leave a third behind
     parts = []
     for name, chunk in zip(part_names(len(chunks)), chunks, strict=True):
@@ -214,7 +217,57 @@ def write(
     return Written(folder, parts, len(requests), len(rows))
 
 
+def _written_by_us(folder: Path) -> list[Path]:
+    """The request files in `folder` that its manifest proves a batch of ours wrote (each listed
+    with its sha256, unchanged): the only files `--overwrite` may replace. A request file it does
+    not prove (no manifest of ours, not listed, changed since) is refused by name, nothing touched."""
+    files = sorted(folder.glob("requests*.jsonl"))
+
+    def refuse(why: str) -> BatchError:
+        return BatchError(
+            f"-o {folder}: {why}; --overwrite replaces only the files of a batch `mathbode batch write` wrote. "
+            "Move them away, or give another folder. Nothing was written."
+        )
+
+    try:
+        listed = Manifest.open(folder).listed_files()
+    except BatchError:
+        if not files:
+            raise refuse(f"holds a {MANIFEST} that is not a batch's (or cannot be read)") from None
+        names = ", ".join(p.name for p in files[:3])
+        raise refuse(f"holds {names} beside no {MANIFEST} of a batch (or an unreadable one)") from None
+    for path in files:
+        if path.is_symlink() or not path.is_file():
+            raise refuse(f"{path.name} is not a regular file")
+        if path.name not in listed:
+            raise refuse(f"{path.name} is not one of the files its {MANIFEST} lists")
+        if "sha256:" + file_sha256(path) != listed[path.name]:
+            raise refuse(f"{path.name} was changed since the batch was written (its sha256 is not its {MANIFEST}'s)")
+    return files
+
+
 # -- reading ----------------------------------------------------------------------------------
+#: What `batch write` records in a manifest's `parameters`, by type: a field of another type (or a
+#: protocol other than stateless) is not a manifest it wrote. A field absent takes its default.
+_NONE = type(None)
+PARAMETER_TYPES: dict[str, tuple[type, ...]] = {
+    "model": (str,),
+    "base_url": (str, _NONE),
+    "temperature": (int, float),
+    "max_tokens": (int, _NONE),
+    "seed": (int, _NONE),
+    "system_prompt": (str, _NONE),
+    "constrain_format": (str, _NONE),
+    "one_shot": (bool,),
+    "instruction_as_system": (bool,),
+    "protocol": (str,),
+    "history": (int, _NONE),
+    "dedupe": (bool,),
+    "run_in": (int,),
+}
+_KIND = {str: "text", int: "a number", bool: "true or false", _NONE: "null"}
+
+
 @dataclass
 class Manifest:
     path: Path
@@ -232,7 +285,74 @@ class Manifest:
             raise BatchError(f"{path}: not a batch manifest ({str(err)[:200] or 'nested too deeply'}).") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("rows"), list):
             raise BatchError(f"{path}: not a batch manifest written by `mathbode batch write`.")
-        return cls(path, data)
+        manifest = cls(path, data)
+        manifest.check()
+        return manifest
+
+    def _refuse(self, at: str, what: str) -> BatchError:
+        return BatchError(
+            f"{self.path}: {at}: {what}; not a manifest `mathbode batch write` wrote (was it edited?). "
+            "Write the batch again with `mathbode batch write`, or give its own manifest. Nothing was written."
+        )
+
+    def check(self) -> None:
+        """What reading needs of a manifest, checked before anything is read: its parameters (a
+        stateless batch's), its conditions, its rows. Each was a traceback or, for a manifest
+        claiming the sequential protocol, a submission labelled sequential though asked stateless."""
+        try:  # one pass in C; the walk that names the place only when it fails
+            json.dumps(self.data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            try:
+                at = _surrogate_at(self.data)
+            except RecursionError:
+                at = "(nested too deeply to say where)"
+            raise self._refuse(at, "text that is not Unicode (a lone surrogate)") from None
+        except RecursionError:  # nested as deep as the reader takes, deeper than any manifest of ours
+            raise self._refuse("(top)", "nested too deeply") from None
+        parameters = self.data.get("parameters")
+        if not isinstance(parameters, dict):
+            raise self._refuse("parameters", "missing" if parameters is None else "not an object")
+        if "model" not in parameters:
+            raise self._refuse("parameters.model", "missing")
+        for name, types in PARAMETER_TYPES.items():
+            value = parameters.get(name, _NONE)
+            if value is _NONE:
+                continue
+            if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+                kinds = " or ".join(_KIND[t] for t in types if t is not float)
+                shown = json.dumps(value, default=repr)
+                raise self._refuse(f"parameters.{name}", f"{shown[:60]} is not {kinds}")
+        conditions = self.data.get("conditions", {})
+        if not isinstance(conditions, dict):
+            raise self._refuse("conditions", "not an object")
+        for at, protocol in (
+            ("parameters.protocol", parameters.get("protocol")),
+            ("conditions.protocol", conditions.get("protocol")),
+        ):
+            if protocol not in (None, STATELESS):
+                # A batch is never sequential (`plan` refuses it): read as one, its answers would be
+                # labelled as a protocol they were not asked by.
+                raise BatchError(
+                    f"{self.path}: {at} is {protocol!r}, and a batch is asked by the stateless protocol only "
+                    "(`mathbode batch write` refuses the sequential one: a step's request needs the answers before "
+                    "it). This manifest was edited or is not a batch's; its results are not read as another "
+                    "protocol's. Nothing was written."
+                )
+        for number, row in enumerate(self.data["rows"]):
+            if not isinstance(row, dict) or not isinstance(row.get("custom_id"), str):
+                raise self._refuse(f"rows/{number}", "not a row with a custom_id")
+            missing = [name for name in KEY_FIELDS if name not in row]
+            if missing:
+                raise self._refuse(f"rows/{number}", f"no {missing[0]}")
+
+    def listed_files(self) -> dict[str, str]:
+        """The request files the manifest lists: name -> sha256 (`sha256:...`)."""
+        files = self.data.get("files")
+        if not isinstance(files, list) or not all(
+            isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(f.get("sha256"), str) for f in files
+        ):
+            raise self._refuse("files", "not a list of files with their sha256")
+        return {f["name"]: f["sha256"] for f in files}
 
     @property
     def config(self) -> RunConfig:
@@ -250,6 +370,21 @@ class Manifest:
                     raise BatchError(f"{self.path}: {where}.split is not a string; not a manifest `batch write` wrote.")
                 return value or None
         return None
+
+
+def _surrogate_at(node: Any, at: str = "") -> str:
+    """Where in a manifest the first text holding a lone surrogate is (`rows/3/custom_id`)."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        place = f"{at}/{key}" if at else str(key)
+        if isinstance(key, str) and unicode_text(key) != key:
+            return place.encode("utf-8", "backslashreplace").decode("utf-8")
+        if isinstance(value, str) and unicode_text(value) != value:
+            return place.encode("utf-8", "backslashreplace").decode("utf-8")
+        found = _surrogate_at(value, place) if isinstance(value, (dict, list)) else ""
+        if found:
+            return found
+    return ""
 
 
 @dataclass
@@ -319,6 +454,13 @@ def _error_text(error: Any) -> str:
 
 
 def _result(record: dict[str, Any], where: str, config: RunConfig) -> Result:
+    result = _read_result(record, where, config)
+    if result.failed is not None:
+        result.failed = unicode_text(result.failed)  # a server's error text may hold a lone surrogate
+    return result
+
+
+def _read_result(record: dict[str, Any], where: str, config: RunConfig) -> Result:
     error, response = record.get("error"), record.get("response")
     if error is not None:
         status = response.get("status_code") if isinstance(response, dict) else None

@@ -7,6 +7,7 @@ so that writing and reading batch files (`batch`) never loads it.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .config import RunConfig
@@ -31,6 +32,15 @@ def request_body(config: RunConfig, prompt: str, history: list[tuple[str, str]] 
     return body
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unicode_text(text: str) -> str:
+    """`text` as a UTF-8 file can hold it: a lone surrogate (valid in JSON text, which a server's
+    error or finish reason may hold, but not in UTF-8) written as its escape, `\\ud800`."""
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 class NotACompletion(ValueError):
     """A 200 answer whose body is not a chat completion (an error object, `{}`, another shape)."""
 
@@ -52,7 +62,7 @@ def completion_fields(data: Any) -> tuple[str, str | None, int | None, int | Non
     if data.get("error") is not None:
         error = data["error"]
         message = error.get("message") if isinstance(error, dict) else error
-        raise NotACompletion(f"the server answered with an error: {str(message)[:200]}")
+        raise NotACompletion(f"the server answered with an error: {unicode_text(str(message)[:200])}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise NotACompletion("the body has no choices")
@@ -79,7 +89,7 @@ def completion_fields(data: Any) -> tuple[str, str | None, int | None, int | Non
 
     return (
         content,
-        finish if isinstance(finish, str) else None,
+        unicode_text(finish) if isinstance(finish, str) else None,
         count("prompt_tokens"),
         count("completion_tokens"),
     )

@@ -160,7 +160,7 @@ def systems_of(reference: str | None, noise: float = 0.01, seed: int = 0) -> Kno
     gs_names: list[str] = []
     if reference:
         from mathbode.schema.manifest import read_manifest
-        from mathbode.schema.reference import release_reference
+        from mathbode.schema.release_reference import release_reference
 
         ref = release_reference(Path(reference), None)
         if ref.prompts_only:

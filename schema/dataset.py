@@ -22,6 +22,7 @@ from mathbode.core.version import __version__
 from .arrow_guard import arrow_file_problem
 from .compiled import compiled
 from .content import TruthRows, check_content, verdict
+from .description import FamilyDescriber, canonical_family, check_description, unencodable_path
 from .drives import MULTITONE, MULTITONE_SIGNALS, STANDARD
 from .keys import RowKey, SweepKey, canonical_family_keys, canonical_sweeps, format_key, row_key, row_keys
 from .layout import MAX_QUESTIONS, layout
@@ -318,8 +319,18 @@ def checked_manifest(folder: Path, what: str) -> Manifest:
     return manifest
 
 
-def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) -> Manifest | None:
-    """The manifest if it is well-formed (checked against manifest.schema.json), with its files verified."""
+def _not_json(constant: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON has not: JSON.parse, jq and every strict
+    # reader refuse such a file, so the validator does too.
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _check_manifest(
+    folder: Path, report: Report, boundary: Path | None = None, describe_family: FamilyDescriber | None = None
+) -> Manifest | None:
+    """The manifest if it is well-formed (checked against manifest.schema.json), with its files
+    verified. With `describe_family` (a release being validated, not one only read), its
+    description is rebuilt and compared whole (`schema.description`)."""
     path = folder / MANIFEST
     if not path.is_file():  # a pipe or a device (/dev/zero) is not a manifest, and is never read
         found = "no MANIFEST.json" if not os.path.lexists(path) else "a pipe, device or folder, not a regular file"
@@ -333,10 +344,16 @@ def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) 
         report.error("manifest", MANIFEST, "", f"at most {MAX_MANIFEST_BYTES:,} bytes", found)
         return None
     try:
-        manifest = json.loads(path.read_text("utf-8"))
+        manifest = json.loads(path.read_text("utf-8"), parse_constant=_not_json)
     except (ValueError, UnicodeDecodeError, RecursionError) as err:
         found = "nested too deep" if isinstance(err, RecursionError) else str(err)
-        report.error("manifest", MANIFEST, "", "a JSON document", f"unparseable ({found})")
+        report.error("manifest", MANIFEST, "", "a JSON document (strict: no NaN or Infinity)", f"unparseable ({found})")
+        return None
+    if (where := unencodable_path(manifest)) is not None:
+        # JSON's \ud800 escapes parse, but no UTF-8 reader (nor a seed's hash) can take the text.
+        report.error(
+            "manifest", MANIFEST, where, "text that is valid Unicode", "a lone surrogate (an unpaired \\uD800-\\uDFFF)"
+        )
         return None
     problems = compiled(MANIFEST_SCHEMA).errors(manifest)
     for e in problems:
@@ -359,6 +376,8 @@ def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) 
     if unsafe:
         return None  # never read a file a manifest points outside the release, or a file not of one
     _check_manifest_facts(typed, report)
+    if describe_family is not None:
+        check_description(manifest, report, describe_family)
     for rel, info in typed.files.items():
         target = folder / rel
         if not target.is_file():
@@ -375,7 +394,8 @@ def _check_manifest(folder: Path, report: Report, boundary: Path | None = None) 
 
 
 def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
-    """What the manifest says about itself, consistent: families, files, counts, format, version."""
+    """What the manifest says about itself, consistent: families, files, counts, version. (Which
+    files a release of its format holds is part of its description: `schema.description`.)"""
     owner: dict[str, str] = {}
     for family, entry in manifest.families.items():
         for rel in entry.files:
@@ -399,10 +419,6 @@ def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
     total = sum(f.num_rows for f in manifest.families.values())
     if manifest.num_rows != total:
         report.error("manifest", MANIFEST, "num_rows", f"{total:,} (the families' rows)", f"{manifest.num_rows:,}")
-    suffix = {"parquet": ".parquet", "jsonl": ".jsonl"}.get(manifest.format)
-    for rel in manifest.data_files:
-        if suffix and not rel.endswith(suffix):
-            report.error("manifest", MANIFEST, "format", f"{manifest.format} data files", rel)
     if manifest.builder_version != __version__:
         report.warning(
             "builder-version",
@@ -431,10 +447,14 @@ def _check_one_file(table: pa.Table, report: Report, name: str, truth: TruthRows
         report.summary["canonical"] = False
         report.summary["text"] = [verdict(False, {f: content_hash(table) for f in found}, True)]
         return
+    drives = drives_of(table)
+    if drives != STANDARD:  # compared with the builder's rows on the grid the file's rows are on
+        for_drives = getattr(truth, "for_drives", None)
+        truth = for_drives(drives) if callable(for_drives) else None
     if len(found) == 1:
         family = next(iter(found))
         hashes = {family: content_hash(table)}
-        canonical = check_content({family: (name, table)}, hashes, report, truth)
+        canonical = check_content({family: (name, table)}, hashes, report, truth, drives=drives)
         report.summary["canonical"] = canonical and report.valid
         report.summary["text"] = [verdict(canonical, hashes, report.valid)]
 
@@ -468,7 +488,7 @@ def check_release(
             _check_one_file(table, report, path.name, truth)
         return report, {}
 
-    manifest = _check_manifest(path, report, boundary)
+    manifest = _check_manifest(path, report, boundary, getattr(truth, "describe_family", None) or canonical_family)
     _check_card(path, report, manifest, boundary)
     split = manifest.split if manifest else None
     prompts_only = bool(manifest and manifest.prompts_only)
@@ -511,6 +531,17 @@ def check_release(
         if table is None or not _check_columns(table, report, rel, prompts_only):
             continue
         read[rel] = table
+        if manifest and (grid := drives_of(table)) != manifest.drive_set:
+            # The request the manifest records is what the rows are checked against: rows of another
+            # grid answer another request, whatever their own keys say.
+            report.error(
+                "drives",
+                rel,
+                "signal_type",
+                f"rows on the {manifest.drive_set} grid, as {MANIFEST} describes the release (drives)",
+                f"rows on the {grid} grid",
+            )
+            continue
         # Keys, grid and counts are checked alike; a prompts-only file gets a placeholder truth
         # for that (its content check below compares the prompts alone).
         found = check_table(

@@ -234,7 +234,8 @@ class Manifest:
         )
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=2) + "\n"
+        # Strict JSON (no NaN or Infinity): what JSON.parse, jq and every strict reader accept.
+        return json.dumps(self.to_json(), indent=2, allow_nan=False) + "\n"
 
 
 def write_release_metadata(folder: Path, manifest: Manifest, card: str) -> Manifest:

@@ -19,7 +19,6 @@ from .report import Report
 #: GAP's surface kinds (renamed identifiers, the mathematics unchanged) and its kernel kind.
 SURFACE_KINDS = ("DL", "DLC", "DLM", "GS")
 KERNEL = "kernel"
-VARIANT_KINDS = (*SURFACE_KINDS, KERNEL)
 #: The fields a surface row shares with its original row, value for value.
 PAIRED_FIELDS = (
     "question_id",
@@ -70,9 +69,6 @@ def check_pairing(
         if entry.variant_of is None:
             continue
         where = f"families.{name}"
-        if entry.variant not in VARIANT_KINDS:
-            report.error("pairing", MANIFEST, f"{where}.variant", " or ".join(VARIANT_KINDS), repr(entry.variant))
-            continue
         if entry.variant_of not in manifest.families:
             report.error(
                 "pairing",

@@ -4,22 +4,21 @@ A `Reference` is the rows plus their provenance (the builder's own rows, a relea
 release fetched from the Hub), the release's name and each family's content hash, so a score or
 a run record can say exactly what it was measured against. Its `universe` (the release's
 families, see `universe`) is what a submission to it may name and how its row ids count.
+
+A `Reference` read from a release folder is made in `release_reference`, which checks the folder
+first: this type stays below the release checker (`dataset`), which reads the packaged rows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import pyarrow as pa
 
-from mathbode.core.errors import ReferenceMismatchError, UsageError
+from mathbode.core.errors import ReferenceMismatchError
 from mathbode.core.hashing import combined_hash
 
-from .content import TruthRows
-from .manifest import read_manifest
 from .release_hashes import RELEASE_CONTENT_HASHES, RELEASE_PROMPTS_HASH, release_content_hash
-from .splits import prompts_hash, split_hash
 from .universe import CANONICAL_RELEASE, Universe, canonical_universe
 
 #: The `source` of the builder's own rows.
@@ -90,57 +89,3 @@ class Reference:
 
         table = self.table.filter(pc.is_in(self.table.column("family"), value_set=pa.array(names)))
         return replace(self, table=table, family_hashes={f: self.family_hashes[f] for f in names})
-
-
-def release_reference(
-    folder: str | Path,
-    families: list[str] | None,
-    source: str | None = None,
-    truth: TruthRows | None = None,
-    boundary: Path | None = None,
-) -> Reference:
-    """`families` (None: all of its families, in its universe's order) read from a release folder that
-    passes validation (files, manifest and, with `truth`, every row)."""
-    from .dataset import check_release, open_table  # the release check: only a folder given needs it
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise UsageError(f"--reference {folder}: no such folder. Give a release folder such as dist/.")
-    report, read = check_release(folder, truth, boundary)
-    if not report.valid:
-        raise ReferenceMismatchError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
-    manifest = read_manifest(folder)
-    universe = Universe.of(manifest.families, manifest.name, manifest.drive_set, manifest.questions)
-    if families is None:
-        families = list(manifest.families)
-    missing = [f for f in families if f not in manifest.families]
-    if missing:
-        raise ReferenceMismatchError(f"--reference {folder} has no rows for {', '.join(missing)}.")
-    # The tables the check read, not read again (a file it could not read failed the check).
-    table = pa.concat_tables(
-        read[rel] if rel in read else open_table(folder / rel)
-        for name in families
-        for rel in manifest.family_files(name)
-    )
-    hashes = {name: manifest.families[name].content_hash for name in families}
-    split = manifest.prompts_hash
-    if not split and families == list(manifest.families):  # a release from before splits had names
-        split = split_hash([prompts_hash(read_family(table, name)) for name in families])
-    return Reference(
-        table,
-        source or str(folder),
-        hashes,
-        manifest.name,
-        universe,
-        manifest.content_hash,
-        split,
-        manifest.prompts_only,
-        manifest.split,
-        variants=manifest.variants,
-    )
-
-
-def read_family(table: pa.Table, family: str) -> pa.Table:
-    import pyarrow.compute as pc
-
-    return table.filter(pc.equal(table.column("family"), family))

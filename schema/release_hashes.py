@@ -17,6 +17,17 @@ RELEASE_CONTENT_HASHES = {
     "similar_triangles": "sha256:fdd860d952ac8450ed7f1805d2be95ad84305b363666a5c67e7d3b8496fc111c",
 }
 
+#: Each canonical family's version, as the canonical release records it: what describes a
+#: canonical family without the builder (`schema.description`). A test checks them against the
+#: builder's families and dist/MANIFEST.json.
+RELEASE_FAMILY_VERSIONS = {
+    "linear_solve": "1.0.0",
+    "ratio_saturation": "1.0.0",
+    "exponential_interest": "1.0.0",
+    "linear_system": "1.0.0",
+    "similar_triangles": "1.0.0",
+}
+
 #: The sha256 of each committed parquet file's bytes (dist/data, shipped in the package). The
 #: packaged rows whose bytes have these hashes are the canonical content without hashing every
 #: column (0.14 s); rows written by another pyarrow (other bytes, same content) are checked by

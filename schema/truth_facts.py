@@ -56,8 +56,14 @@ def swings_and_distortions(table: pa.Table) -> tuple[list[float], list[float]]:
     return swings, distortions
 
 
-def truth_facts(table: pa.Table) -> dict[str, float]:
+def truth_facts(table: pa.Table) -> dict[str, float] | None:
     """What a release records of a family's truth (MANIFEST.json `truth`): what bounds how exactly
-    a model's gain and phase can be read on it (see docs/building.md, "Fresh and private splits")."""
+    a model's gain and phase can be read on it (see docs/building.md, "Fresh and private splits").
+
+    None when the rows hold no 1-cycle sinusoid to read them on (a multi-tone release), or give a
+    value no JSON number can hold (a first harmonic of zero: an infinite distortion): a manifest
+    is strict JSON, read by every JSON parser, so it records no facts rather than `Infinity`."""
     swings, distortions = swings_and_distortions(table)
-    return {"smallest_swing": round(min(swings), 9), "harmonic_distortion": round(max(distortions), 6)}
+    facts = {"smallest_swing": round(min(swings), 9), "harmonic_distortion": round(max(distortions), 6)}
+    has_sweeps = bool(_sweep_columns(table)["one_cycle"].any())
+    return facts if has_sweeps and all(math.isfinite(v) for v in facts.values()) else None

@@ -34,6 +34,7 @@ from mathbode.schema.keys import canonical_row_ids, canonical_row_order, row_key
 from mathbode.schema.manifest import FamilyEntry, FileEntry, Manifest, write_release_metadata
 from mathbode.schema.parquet import read_parquet
 from mathbode.schema.selection import key_fields, select_rows
+from mathbode.schema.splits import canary
 from mathbode.schema.universe import Universe, canonical_universe
 
 from .conftest import COMMITTED_DIST
@@ -61,7 +62,10 @@ def make_release(out: Path, families: dict[str, str], name: str, origins: dict[s
         files[rel] = FileEntry.of(out / rel, table.num_rows, table.nbytes)
         origin = (origins or {}).get(new)
         entries[new] = FamilyEntry("1.0.0", table.num_rows, content_hash(table), (rel,), origin)
-    manifest = Manifest(__version__, "parquet", entries, files, f"pyarrow {pa.__version__}", name=name)
+    # The canary every release of the families' own questions carries, as mathbode-build writes it.
+    manifest = Manifest(
+        __version__, "parquet", entries, files, f"pyarrow {pa.__version__}", name=name, canary=canary(None)
+    )
     configs = "".join(
         f"- config_name: {f}\n  data_files:\n  - split: train\n    path:\n    - data/{f}.parquet\n" for f in families
     )
@@ -100,7 +104,15 @@ def test_a_release_of_unknown_families_is_valid_and_says_its_content_was_not_che
     result = invoke(validate_cli, toy)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
-        f"{toy}: valid dataset (0 error(s), 2 warning(s))",
+        f"{toy}: valid dataset (0 error(s), 4 warning(s))",
+        "  warning (description-unchecked) field 'families.toy.lin': expected a family this installation can "
+        "describe (install acme-families: pip install acme-families)",
+        f"    MANIFEST.json: found toy.lin: its version, origin and pairing were not checked: a family of {ORIGIN}, "
+        "not installed here",
+        "  warning (description-unchecked) field 'families.orbit_decay': expected a family this installation can "
+        "describe (validate it where the family is installed)",
+        "    MANIFEST.json: found orbit_decay: its version, origin and pairing were not checked: a family this "
+        "installation does not know",
         "  warning (content-unchecked) field 'family': expected rows this installation can recompute "
         "(install the plugin that defines it: pip install acme-families)",
         f"    data/toy.lin.parquet: found toy.lin: content not checked: a family of {ORIGIN}, not installed here; "
@@ -405,7 +417,7 @@ def test_push_to_the_test_hub_then_validate_and_score_against_it(toy, local_hub,
     assert result.exit_code == 0, result.output
     result = invoke(validate_cli, "hub:acme/Toy-Release")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("hub:acme/Toy-Release: valid dataset (0 error(s), 2 warning(s))")
+    assert result.stdout.startswith("hub:acme/Toy-Release: valid dataset (0 error(s), 4 warning(s))")
     path = tmp_path / "toy.jsonl"
     write_jsonl(path, exact_lines(select_rows(resolve_reference("all", str(toy)).table, "SMOKE")))
     result = invoke(

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import markupsafe
 import pytest
 from click.testing import CliRunner
 
@@ -22,7 +23,7 @@ from mathbode.cli.main import mathbode
 from mathbode.core.atomic import write_jsonl
 from mathbode.core.errors import UsageError
 from mathbode.core.names import check_inside, file_name, printable
-from mathbode.evaluator.presentation.report import saved_results
+from mathbode.evaluator.presentation.report import render_report, saved_results
 from mathbode.schema.selection import select_rows
 
 
@@ -182,6 +183,47 @@ def test_a_name_s_terminal_escapes_are_shown_not_run(tmp_path, smoke_lines):
     assert "\x1b" not in result.output and "\u202e" not in result.output
     assert "\\x1b]0;owned\\x07\\x1b[2J\\u202etxt.exe" in result.output
     assert printable("ok\n\tfine") == "ok\n\tfine"
+
+
+HTML_NAMES = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    '<iframe src="https://evil.example"></iframe>',
+    "<svg onload=alert(1)>",
+    '<meta http-equiv="refresh" content="0;url=https://evil.example">',
+    '<base href="https://evil.example/">',
+    '<a href="javascript:alert(1)">x</a>',
+    "<!-- hidden -->",
+    "[click](javascript:alert(1))",
+]
+
+
+def test_a_name_holding_html_is_text_in_report_md(tmp_path, smoke_lines):
+    """report.md is Markdown, which renderers (mkdocs, editors' previews) pass HTML through: before,
+    every name was written raw. Scored once, then each name given to a copy of its results document
+    (label and model) and the copies rendered together, as `mathbode report` renders them."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    paths = [_submission(subs, "a", HTML_NAMES[0], smoke_lines), _submission(subs, "b", "plain", smoke_lines[:640])]
+    assert _score(paths, tmp_path / "R").exit_code == 0
+    report = (tmp_path / "R/report.md").read_text()
+    assert HTML_NAMES[0] not in report and "## &lt;script&gt;alert(1)&lt;/script&gt;" in report
+    assert "Model: &lt;script&gt;alert(1)&lt;/script&gt;." in report
+    documents, _ = saved_results(tmp_path / "R")
+    many = tmp_path / "many"
+    for n, name in enumerate(HTML_NAMES):
+        document = json.loads(json.dumps(documents[0]))
+        document["scores"]["label"] = document["scores"]["model"] = name
+        document["rendering"].update(position=n, of=len(HTML_NAMES))  # as one scoring of them all wrote it
+        (many / f"s{n}").mkdir(parents=True)
+        (many / f"s{n}/results.json").write_text(json.dumps(document))
+    render_report(*saved_results(many), tmp_path / "out")
+    text = (tmp_path / "out/report.md").read_text()
+    assert not re.search(r"<[A-Za-z!/]", text), re.search(r".{40}<[A-Za-z!/].{40}", text)
+    for name in HTML_NAMES:
+        shown = str(markupsafe.escape(name)).replace("[", "&#91;").replace("]", "&#93;")
+        assert f"## {shown}\n" in text and f"Model: {shown}." in text
+        assert f"| {shown} |" in text  # its leaderboard row
 
 
 NODE = shutil.which("node")

@@ -126,6 +126,141 @@ def test_completions_naming_another_model_are_said(batch_folder, tmp_path):
     assert quiet.exit_code == 0 and "Warning" not in quiet.output
 
 
+# -- issue 49, section 4: what a batch's files may hold ----------------------------------------------
+def test_a_lone_surrogate_in_an_error_or_a_finish_reason_is_written_as_its_escape(batch_folder, tmp_path):
+    """Valid JSON text that UTF-8 cannot hold: before, `UnicodeEncodeError` writing the submission."""
+    results = _results(batch_folder, tmp_path / "out.jsonl")
+    lines = [json.loads(x) for x in results.read_text().splitlines()]
+    lines[0] = {**lines[0], "response": {"status_code": 500}, "error": {"code": "x", "message": "bad \ud800 news"}}
+    lines[1]["response"]["body"]["choices"][0]["finish_reason"] = "st\udc80op"
+    results.write_text("".join(json.dumps(x) + "\n" for x in lines))  # the surrogates as \\u escapes
+    got = _read(batch_folder, tmp_path / "P.jsonl", results)
+    assert got.exit_code == 0, got.output
+    written: dict = {}
+    for line in map(json.loads, (tmp_path / "P.jsonl").read_text().splitlines()):
+        written.setdefault(line["meta"]["batch"]["custom_id"], line)  # a request's first row holds its meta
+    assert written[lines[0]["custom_id"]]["meta"]["failed"] == "500: x bad \\ud800 news"
+    assert written[lines[1]["custom_id"]]["meta"]["finish_reason"] == "st\\udc80op"
+    assert f"{results}:1: {lines[0]['custom_id']}: 500: x bad \\ud800 news" in got.output
+
+
+def _edited(batch_folder: Path, tmp_path: Path, change) -> Path:
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    manifest = json.loads((batch_folder / "manifest.json").read_text())
+    change(manifest)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def _parameter(name, value):
+    return lambda m: m["parameters"].__setitem__(name, value)
+
+
+NOT_OURS = (
+    "; not a manifest `mathbode batch write` wrote (was it edited?). Write the batch again with "
+    "`mathbode batch write`, or give its own manifest. Nothing was written."
+)
+SEQUENTIAL = (
+    "is 'sequential', and a batch is asked by the stateless protocol only (`mathbode batch write` refuses the "
+    "sequential one: a step's request needs the answers before it). This manifest was edited or is not a batch's; "
+    "its results are not read as another protocol's. Nothing was written."
+)
+MANIFESTS = {
+    # before: KeyError, AttributeError, a submission labelled sequential, TypeErrors
+    "no parameters": (lambda m: m.pop("parameters"), "parameters: missing" + NOT_OURS),
+    "parameters a list": (lambda m: m.__setitem__("parameters", [1]), "parameters: not an object" + NOT_OURS),
+    "sequential": (_parameter("protocol", "sequential"), "parameters.protocol " + SEQUENTIAL),
+    "conditions say sequential": (
+        lambda m: m["conditions"].__setitem__("protocol", "sequential"),
+        "conditions.protocol " + SEQUENTIAL,
+    ),
+    "no model": (lambda m: m["parameters"].pop("model"), "parameters.model: missing" + NOT_OURS),
+    "model a number": (_parameter("model", 7), "parameters.model: 7 is not text" + NOT_OURS),
+    "dedupe as text": (_parameter("dedupe", "yes"), 'parameters.dedupe: "yes" is not true or false' + NOT_OURS),
+    "max_tokens true": (
+        _parameter("max_tokens", True),
+        "parameters.max_tokens: true is not a number or null" + NOT_OURS,
+    ),
+    "conditions a list": (lambda m: m.__setitem__("conditions", []), "conditions: not an object" + NOT_OURS),
+    "a row without its key": (lambda m: m["rows"][3].pop("time_step"), "rows/3: no time_step" + NOT_OURS),
+    "a row of text": (lambda m: m["rows"].__setitem__(0, "x"), "rows/0: not a row with a custom_id" + NOT_OURS),
+    "a lone surrogate in a row": (
+        lambda m: m["rows"][2].__setitem__("custom_id", "x\ud800"),
+        "rows/2/custom_id: text that is not Unicode (a lone surrogate)" + NOT_OURS,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MANIFESTS), ids=list(MANIFESTS))
+def test_a_manifest_batch_write_never_wrote_is_refused_by_field(batch_folder, tmp_path, case):
+    change, said = MANIFESTS[case]
+    folder = _edited(batch_folder, tmp_path, change)
+    results = _results(batch_folder, tmp_path / "out.jsonl")
+    got = _read(folder, tmp_path / "P.jsonl", results)
+    assert got.exit_code == 2, got.output
+    assert got.output == f"Error: {folder / 'manifest.json'}: {said}\n"
+    assert not (tmp_path / "P.jsonl").exists() and not (tmp_path / "P.batch.json").exists()
+
+
+def test_every_parameter_a_batch_records_has_its_type():
+    """A parameter added to the run's answer fields is recorded by `batch write`: reading checks its type too."""
+    from mathbode.runner.batch import PARAMETER_TYPES
+    from mathbode.runner.config import RunConfig
+
+    assert list(PARAMETER_TYPES) == list(RunConfig.ANSWER_FIELDS)
+
+
+def _write(folder: Path, *extra: str):
+    argv = ["write", "--model", "m", "--families", "linear_solve", "--dedupe", "-o", str(folder), *extra]
+    return CliRunner().invoke(batch_cli, argv, env=ENV)
+
+
+REFUSED = (
+    "; --overwrite replaces only the files of a batch `mathbode batch write` wrote. Move them away, or give another "
+    "folder. Nothing was written.\n"
+)
+
+
+def test_overwrite_replaces_only_request_files_a_batch_of_ours_wrote(tmp_path):
+    """Before: `batch write --overwrite` deleted any requests*.jsonl in the folder."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "requests.jsonl").write_text("my own requests\n")
+    got = _write(mine, "--overwrite")
+    assert got.exit_code == 2
+    assert (
+        got.output
+        == f"Error: -o {mine}: holds requests.jsonl beside no manifest.json of a batch (or an unreadable one)" + REFUSED
+    )
+    assert sorted(p.name for p in mine.iterdir()) == ["requests.jsonl"]
+    assert (mine / "requests.jsonl").read_text() == "my own requests\n"
+    (mine / "requests.jsonl").unlink()
+    (mine / "manifest.json").write_text('{"my": "settings"}\n')
+    got = _write(mine, "--overwrite")
+    assert got.output == f"Error: -o {mine}: holds a manifest.json that is not a batch's (or cannot be read)" + REFUSED
+    assert (mine / "manifest.json").read_text() == '{"my": "settings"}\n'
+    # A batch of ours, then a file of the user's beside it, then one of its files changed.
+    ours = tmp_path / "ours"
+    assert _write(ours).exit_code == 0
+    assert _write(ours, "--overwrite").exit_code == 0  # its own files, unchanged: replaced
+    (ours / "requests-notes.jsonl").write_text("notes\n")
+    got = _write(ours, "--overwrite")
+    assert (
+        got.output
+        == f"Error: -o {ours}: requests-notes.jsonl is not one of the files its manifest.json lists" + REFUSED
+    )
+    (ours / "requests-notes.jsonl").unlink()
+    before = (ours / "requests.jsonl").read_bytes()
+    (ours / "requests.jsonl").write_bytes(before.replace(b'"m"', b'"mine"', 1))
+    got = _write(ours, "--overwrite")
+    assert got.output == (
+        f"Error: -o {ours}: requests.jsonl was changed since the batch was written (its sha256 is not its "
+        "manifest.json's)" + REFUSED
+    )
+    assert (ours / "requests.jsonl").read_bytes() == before.replace(b'"m"', b'"mine"', 1)
+
+
 def test_a_tokenizer_whose_pattern_backtracks_is_a_message(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     tok = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))

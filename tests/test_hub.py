@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -26,7 +27,7 @@ from mathbode.cli.validate import main as validate_cli
 from mathbode.schema import layout
 
 from .conftest import COMMITTED_DIST
-from .fixtures.fake_hub import READ_TOKEN, WRITE_TOKEN, FakeHub
+from .fixtures.fake_hub import READ_TOKEN, WRITE_TOKEN, Blob, FakeHub
 
 BIN = Path(sys.executable).parent
 
@@ -230,6 +231,45 @@ def test_unreachable_endpoint(hub_env):
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"Error: Cannot reach the Hub at {closed} (")
     assert proc.stderr.endswith("Check the network connection and HF_ENDPOINT.\n")
+
+
+@pytest.mark.parametrize("failure, cause", [("500", "HTTP 500"), ("reset", "RemoteProtocolError")])
+def test_a_failed_large_file_upload_says_nothing_was_committed(local_hub, monkeypatch, failure, cause):
+    """Before: `RuntimeError: Error while uploading 'data/linear_solve.parquet' to the Hub.` and a traceback."""
+    import time
+
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)  # the client's five retries, without their 23 s
+    monkeypatch.setattr(local_hub, "lfs_failure", failure)
+    monkeypatch.setattr(local_hub, "lfs", {})  # none of the data files uploaded yet (by any test)
+    repo_id = f"test-org/Lfs-{failure}"
+    result = invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", repo_id], HF_TOKEN=WRITE_TOKEN)
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)
+    # The data files are uploaded side by side: the message names the one that failed first.
+    said = re.fullmatch(
+        r"(?s).*Error: uploading data/(\w+)\.parquet to the Hub's large-file storage failed \((.+?)\), so nothing "
+        rf"was committed: {repo_id} holds none of this release's files \(it was created empty, as the push's first "
+        r"step\)\. Push again: files the Hub already holds are not sent twice\. If it fails again, check the network "
+        r"connection and the Hub's status\.\n",
+        result.stderr,
+    )
+    families = json.loads((COMMITTED_DIST / "MANIFEST.json").read_text())["families"]
+    assert said and said.group(1) in families and said.group(2) == cause, result.stderr
+    assert "Traceback" not in result.output
+    repo = local_hub.repos[("dataset", repo_id)]
+    assert [c.message for c in repo.commits.values()] == ["initial commit"]
+    # An existing repository is left as it was, and said to be.
+    monkeypatch.setattr(local_hub, "lfs_failure", None)
+    assert invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", repo_id], HF_TOKEN=WRITE_TOKEN).exit_code == 0
+    before = dict(repo.commits)
+    monkeypatch.setattr(local_hub, "lfs", {})  # the storage lost its copies: the next push uploads them again
+    changed = {"data/linear_solve.parquet": Blob(b"x", True)}
+    repo.commit(repo.resolve("main"), "a file changed on the Hub", changed, "main")
+    before = dict(repo.commits)
+    monkeypatch.setattr(local_hub, "lfs_failure", failure)
+    again = invoke(push_cli, [str(COMMITTED_DIST), "--repo-id", repo_id], HF_TOKEN=WRITE_TOKEN)
+    assert again.exit_code == 1 and f"nothing was committed: {repo_id} is as it was." in again.stderr
+    assert repo.commits == before
 
 
 def test_an_invalid_release_is_refused_before_any_request(local_hub, tmp_path):

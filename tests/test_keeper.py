@@ -191,3 +191,48 @@ def test_validate_seed_checks_every_row_of_a_private_split(halves, tmp_path):
     bad = CliRunner().invoke(validate_cli, [str(tampered), "--seed", SECRET])
     assert bad.exit_code == 1
     assert "row 5" in bad.output and "ground_truth" in bad.output
+
+
+# -- a visibility that is not a JSON boolean (issue 49, section 4) -------------------------------
+#: What a Hub or proxy answered as `private`; `bool()` read each of the first three as private.
+NOT_A_BOOLEAN = {"string false": "false", "string no": "no", "list": [False], "string true": "true", "null": None}
+
+
+@pytest.mark.parametrize("answer", list(NOT_A_BOOLEAN.values()), ids=list(NOT_A_BOOLEAN))
+def test_a_visibility_that_is_not_a_json_boolean_is_refused_and_nothing_is_pushed(local_hub, halves, answer):
+    """The repository exists and is public; the Hub answers its visibility with something that is
+    not true or false. Before: the keeper's truth was committed into the public repository."""
+    repo_id = f"keeper-org/Proxy-{list(NOT_A_BOOLEAN.values()).index(answer)}"
+    assert push(halves["public"], "--repo-id", repo_id).exit_code == 0
+    local_hub.private_answers[repo_id] = answer
+    before = dict(local_hub.repos[("dataset", repo_id)].commits)
+    shown = json.dumps(answer)
+    for extra in (["--private"], []):
+        result = push(halves["keeper" if extra else "public"], "--repo-id", repo_id, *extra)
+        assert result.exit_code == 1, result.output
+        assert result.output == (
+            f"Error: {repo_id}: the Hub answered the repository's visibility as {shown}, not true or false, so "
+            "whether it is private is not known. Nothing was pushed. The Hub's API answers a JSON boolean: check "
+            "HF_ENDPOINT and any proxy in between.\n"
+        )
+    assert local_hub.repos[("dataset", repo_id)].commits == before
+    assert not pushed_truth(local_hub, repo_id)
+
+
+@pytest.mark.parametrize("answer", ["true", 1, [True]], ids=["string true", "one", "list"])
+def test_the_read_back_after_creating_takes_only_a_json_boolean(local_hub, halves, answer):
+    """A Hub that creates the repository public whatever was asked, and answers its visibility as
+    `"true"`: the read-back after creation accepted it, and the truth was committed in public."""
+    repo_id = f"keeper-org/Ignored-{['true', 1, [True]].index(answer)}"
+    local_hub.ignore_private_request.add(repo_id)
+    local_hub.private_answers[repo_id] = answer
+    result = push(halves["keeper"], "--repo-id", repo_id, "--private")
+    assert result.exit_code == 1, result.output
+    assert result.output == (
+        f"Error: {repo_id}: the Hub answered the repository's visibility as {json.dumps(answer)}, not true or false, "
+        "so whether it is private is not known. Nothing was pushed. The Hub's API answers a JSON boolean: check "
+        "HF_ENDPOINT and any proxy in between.\n"
+    )
+    assert local_hub.repos[("dataset", repo_id)].private is False
+    assert list(local_hub.repos[("dataset", repo_id)].commits.values())[-1].message == "initial commit"
+    assert not pushed_truth(local_hub, repo_id)

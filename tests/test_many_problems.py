@@ -26,7 +26,7 @@ from mathbode.cli.validate import main as validate_cli
 from mathbode.schema.keys import SweepKey
 from mathbode.schema.layout import MAX_QUESTIONS, SINUSOID, Sweep, layout
 from mathbode.schema.pairing import PAIRED_FIELDS
-from mathbode.schema.reference import release_reference
+from mathbode.schema.release_reference import release_reference
 from mathbode.schema.selection import select_rows
 from mathbode.schema.universe import canonical_universe
 

@@ -23,6 +23,7 @@ from mathbode.core import atomic
 from mathbode.core.atomic import OWNERSHIP_FILE
 from mathbode.core.errors import UsageError
 from mathbode.runner.journal import OutputLock
+from mathbode.schema.keys import row_key
 from mathbode.schema.selection import select_rows
 
 
@@ -149,8 +150,11 @@ def test_a_placeholder_key_never_rewrites_answers(stub, reference, tmp_path, key
     result = _run(stub, "-o", tmp_path / "p.jsonl", "--limit", "64", env={"OPENAI_API_KEY": key})
     assert result.exit_code == 0, result.output
     rows = select_rows(reference.table, "SMOKE")[:64]
-    truth = [line["response"] for line in baseline_lines(rows)]
-    written = [json.loads(line)["response"] for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    truth = {row_key(line): line["response"] for line in baseline_lines(rows)}
+    lines = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    # By key: the runner writes each answer as it completes, in whatever order the requests finish.
+    written = {row_key(line): line["response"] for line in lines}
+    assert len(lines) == len(written) == 64
     assert written == truth  # byte for byte: 0s, 1s and brackets untouched
 
 

@@ -23,7 +23,7 @@ from mathbode.cli.run import main as run_cli
 from mathbode.runner.config import RunConfig
 from mathbode.runner.cost import Cost, estimate
 from mathbode.schema.layout import layout
-from mathbode.schema.reference import release_reference
+from mathbode.schema.release_reference import release_reference
 from mathbode.schema.selection import select_rows
 from mathbode.schema.splits import PROBLEMS_SEED
 

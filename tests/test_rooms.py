@@ -181,3 +181,19 @@ def test_every_python_package_of_the_repository_is_in_the_wheel():
         and not any(part.startswith(".") for part in init.relative_to(repo).parts)
     }
     assert found - mapped == set(), "folders with modules that the wheel leaves out: list them in pyproject.toml"
+
+
+def test_every_module_of_the_schema_has_its_layer():
+    """The schema's layers contract names every module: import-linter ignores a module it is not
+    told of, so a new module would sit outside the contract, and a circle through it go unseen."""
+    import re
+    import tomllib
+
+    repo = Path(__file__).resolve().parents[1]
+    contracts = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in contracts["contracts"] if c["name"] == "schema in layers")["layers"]
+    named = {name.strip() for layer in layers for name in re.split("[:|]", layer)}
+    modules = {p.stem for p in (repo / "schema").glob("*.py") if p.stem != "__init__"}
+    modules |= {p.parent.name for p in (repo / "schema").glob("*/__init__.py")}
+    assert modules - named == set(), "give each new module of schema/ its layer in pyproject.toml"
+    assert named - modules == set()

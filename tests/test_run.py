@@ -324,6 +324,9 @@ def test_a_run_killed_with_sigkill_resumes_without_losing_or_repeating_a_row(tab
 
 def test_ctrl_c_stops_cleanly_and_prints_the_command_that_resumes(tables, tmp_path):
     server = StubOpenAI(*tables, latency=0.02).start()
+    # No more than 40 answers until the run is stopped: it is surely running when Ctrl-C comes,
+    # however late a loaded machine wakes this test after the 20th line.
+    server.answer_at_most = 40
     out = tmp_path / "pred.jsonl"
     try:
         proc = _start_run(server, out, "--concurrency", "2")
@@ -331,6 +334,7 @@ def test_ctrl_c_stops_cleanly_and_prints_the_command_that_resumes(tables, tmp_pa
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
+        server.answer_at_most = None
         server.stop()
     assert proc.returncode == 130, err
     assert "Traceback" not in err

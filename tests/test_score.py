@@ -18,8 +18,8 @@ from mathbode.core.atomic import write_jsonl
 from mathbode.core.errors import ReferenceMismatchError
 from mathbode.evaluator.presentation.report import write_report
 from mathbode.schema import layout, validate_submission
-from mathbode.schema.reference import release_reference
 from mathbode.schema.release_hashes import RELEASE_CONTENT_HASHES
+from mathbode.schema.release_reference import release_reference
 from mathbode.schema.selection import key_fields, select_rows
 
 from .conftest import COMMITTED_DIST, score_lines

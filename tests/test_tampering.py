@@ -33,7 +33,9 @@ from mathbode.core.hashing import combined_hash, content_hash, file_sha256
 from mathbode.schema import validate_dataset
 from mathbode.schema.release_hashes import release_content_hash
 from mathbode.schema.report import KEPT_PER_GROUP
+from mathbode.schema.splits import prompts_hash, split_hash
 from mathbode.schema.submission import read_submission
+from mathbode.schema.truth_facts import truth_facts
 
 from .conftest import COMMITTED_DIST
 
@@ -42,7 +44,8 @@ REL = f"data/{FAMILY}.parquet"
 
 
 def rehash(folder: Path) -> None:
-    """Make MANIFEST.json agree with the files again: every checksum, size, count and content hash."""
+    """Make MANIFEST.json agree with the files again: every checksum, size, count, content and
+    prompts hash, and the truth's facts."""
     manifest = json.loads((folder / "MANIFEST.json").read_text())
     for entry in manifest["families"].values():
         tables = [pq.read_table(folder / rel) for rel in entry["files"]]
@@ -52,11 +55,17 @@ def rehash(folder: Path) -> None:
             info["sha256"] = file_sha256(folder / rel)
         entry["num_rows"] = sum(t.num_rows for t in tables)
         entry["content_hash"] = content_hash(pa.concat_tables(tables))
+        if "prompts_hash" in entry:  # what a split's identity and the truth's facts say, redone too
+            entry["prompts_hash"] = prompts_hash(pa.concat_tables(tables))
+        if "truth" in entry:
+            entry["truth"] = truth_facts(pa.concat_tables(tables))
     for rel, info in manifest["files"].items():
         if "num_rows" not in info and (folder / rel).is_file():
             info.update(num_bytes=(folder / rel).stat().st_size, sha256=file_sha256(folder / rel))
     manifest["num_rows"] = sum(e["num_rows"] for e in manifest["families"].values())
     manifest["content_hash"] = combined_hash([e["content_hash"] for e in manifest["families"].values()])
+    if "prompts_hash" in manifest:
+        manifest["prompts_hash"] = split_hash([e["prompts_hash"] for e in manifest["families"].values()])
     (folder / "MANIFEST.json").write_text(json.dumps(manifest, indent=2))
 
 

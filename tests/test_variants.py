@@ -133,7 +133,7 @@ def test_paired_release_manifest_and_rows(paired):
 
 def _run_and_score(paired, tmp_path, model, gs_names=()):
     from mathbode.builder.oracle import baseline_lines
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
     from mathbode.schema.selection import select_rows
 
     from .fixtures.stub_openai import StubOpenAI
@@ -204,7 +204,7 @@ def test_the_stand_in_serves_a_paired_release_with_its_garbled_names(paired):
     import re
 
     from mathbode.runner.stub_model import StubModel, systems_of
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
 
     manifest = json.loads((paired / "MANIFEST.json").read_text())
     gs = {n for e in manifest["families"].values() if e.get("variant") == "GS" for n in e["surface"]["names"].values()}
@@ -268,7 +268,7 @@ def test_dynamics_difference_reads_the_added_delay():
 def test_sequential_delay_is_the_same_on_original_and_variants(paired, tmp_path):
     """A stub that answers the truth of 2 turns back, sequential: every variant's delay difference is 0."""
     from mathbode.builder.oracle import baseline_lines
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
     from mathbode.schema.selection import select_rows
 
     from .fixtures.stub_openai import StubOpenAI
@@ -348,7 +348,7 @@ def test_validate_names_a_variant_without_its_original(paired, tmp_path):
 
 def test_batch_write_and_dry_run_dedupe_say_the_paired_release_cost(paired, tmp_path):
     from mathbode.cli.batch import main as batch_cli
-    from mathbode.schema.reference import release_reference
+    from mathbode.schema.release_reference import release_reference
     from mathbode.schema.selection import select_rows
 
     rows = select_rows(release_reference(paired, None).table, "MVP")

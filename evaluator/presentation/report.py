@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, Mapping, Sequence
+
+from markupsafe import escape
 
 from mathbode.core.atomic import atomic_folder, check_replaceable
 from mathbode.core.errors import UsageError
@@ -974,6 +977,12 @@ def _headline(r: Results) -> str:
     )
 
 
+def name_text(name: str) -> str:
+    """A name as Markdown text: HTML's special characters as the site's entities (markupsafe's),
+    and the brackets of a Markdown link too (`[x](javascript:...)` would be a link)."""
+    return str(escape(name)).replace("[", "&#91;").replace("]", "&#93;")
+
+
 def _markdown(
     results: list[Results],
     plots: bool,
@@ -981,6 +990,10 @@ def _markdown(
     figures: FigureOptions = DEFAULT_FIGURES,
     folders: list[str] | None = None,
 ) -> str:
+    # Names are the submitter's text: escaped as the site escapes them, so a renderer that passes
+    # HTML through (mkdocs, an editor's preview) shows `<script>` rather than running it.
+    results = [replace(r, label=name_text(r.label), model=r.model and name_text(r.model)) for r in results]
+    tests = [{**t, "first": name_text(t["first"]), "second": name_text(t["second"])} for t in tests]
     lines = ["# MathBode report", ""]
     if len(results) > 1 and groups(results):
         lines += _leaderboard_lines(results, tests)
