@@ -108,7 +108,15 @@ def main() -> None:
     parser.add_argument("--only", default="", help="structures to read (names separated by semicolons), default all")
     parser.add_argument("--json", type=Path, help="append each structure's counts to this JSON Lines file")
     parser.add_argument("--docs", type=Path, help="write the table between the calibration markers of this file")
+    parser.add_argument(
+        "--from-json", type=Path, nargs="*", default=[], help="make the table from these --json files (run nothing)"
+    )
     args = parser.parse_args()
+    if args.from_json:
+        # Runs split across processes (one structure each) are put together here.
+        rows = [json.loads(line) for path in args.from_json for line in path.read_text().splitlines() if line]
+        write(table(rows), args.docs)
+        return
     wanted = {n.strip() for n in args.only.split(";") if n.strip()}
     results: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -137,13 +145,17 @@ def main() -> None:
             if args.json:
                 with args.json.open("a") as stream:
                     stream.writelines(json.dumps(r) + "\n" for r in rows)
-    text = table(results)
+    write(table(results), args.docs)
+
+
+def write(text: list[str], docs: Path | None) -> None:
+    """Print the table, and write it between the markers of `docs`."""
     print("\n".join(text))
-    if args.docs:
-        doc = args.docs.read_text()
+    if docs:
+        doc = docs.read_text()
         head, rest = doc.split(START, 1)
         _, tail = rest.split(END, 1)
-        args.docs.write_text(head + START + "\n" + "\n".join(text) + "\n" + END + tail)
+        docs.write_text(head + START + "\n" + "\n".join(text) + "\n" + END + tail)
 
 
 if __name__ == "__main__":

@@ -14,28 +14,9 @@ from mathbode.core.digests import file_sha256
 from mathbode.core.errors import MathBodeError, ReferenceMismatchError, UsageError
 from mathbode.core.names import printable
 from mathbode.evaluator.presentation.background import BackgroundPlotter
-from mathbode.evaluator.presentation.comparison import describe
+from mathbode.evaluator.presentation.console import table_text
 from mathbode.evaluator.presentation.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
-from mathbode.evaluator.presentation.report import (
-    BRACKETS,
-    FAMILY_COLUMNS,
-    accuracy_text,
-    answers_text,
-    compliance_note,
-    conditions_notes,
-    coverage_notes,
-    diagnostics_lines,
-    documents_of,
-    family_noise_text,
-    interval_notes,
-    interval_text,
-    na_notes,
-    number_text,
-    render_report,
-    repeatability_text,
-    variants_evidence,
-)
-from mathbode.evaluator.ranking import groups
+from mathbode.evaluator.presentation.report import documents_of, render_report
 from mathbode.evaluator.results import Results, json_safe
 from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.scorer.compare import neighbour_tests
@@ -66,82 +47,6 @@ def _labels(paths: list[Path], models: list[str | None]) -> list[str]:
         seen[name] = seen.get(name, 0) + 1
         out.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
     return out
-
-
-def table_text(results: list[Results], tests: list[dict]) -> str:
-    """The console table, rendered from results read back from their documents."""
-    lines = []
-    # Nothing compliant is the first thing to say, before a table of n/a.
-    for r in results:
-        nc = r.extra.get("non_compliant")
-        if nc and nc["lines"] and nc["compliant"] == 0:
-            lines.append(f"{r.label}: {compliance_note(r)}")
-            lines += [f"  e.g. {json.dumps(e, ensure_ascii=False)[:160]}" for e in nc["examples"][:3]]
-            lines.append("")
-    width = max(10, *(len(r.label) for r in results))
-    wide = any("intervals" in r.extra for r in results)
-    core_w = 25 if wide else 7
-    grouped = groups(results)
-    if grouped:
-        head = f"{'submission':<{width}}  {'preset':<8}  {'MB-Core':>{core_w}}  MB-Plus"
-        lines.append(f"{head}  {'cal. MB-Plus':>{core_w}}  families")
-    for label, members in grouped:
-        if len(grouped) > 1:
-            lines.append(f"-- {label} (ranked apart) --")
-        for r in members:
-            mark = "*" if conditions_notes(r) else " "
-            lines.append(
-                f"{r.label:<{width}}{mark} {r.preset:<8}  {interval_text(r, 'mb_core'):>{core_w}}  "
-                f"{number_text(r.overall['mb_plus']):>7}  {interval_text(r, 'mb_plus_calibrated'):>{core_w}}  "
-                f"{r.overall['num_families']:>8}"
-            )
-    notes = coverage_notes(results)
-    for r in results:
-        said = compliance_note(r)
-        if said and r.extra["non_compliant"]["compliant"] > 0:
-            notes.append(f"{r.label}: {said}")
-        notes += [f"{r.label}{'*' if len(results) > 1 else ''}: {n}." for n in conditions_notes(r)]
-        notes += [f"{r.label}: {n}" for n in na_notes(r)]
-        notes += [f"{r.label}: {n}." for n in interval_notes(r)]
-        if len(results) == 1 or not r.extra.get("num_sweeps"):
-            notes.append(f"{r.label}: {answers_text(r)}.")
-        if said_repeat := repeatability_text(r):
-            notes.append(f"{r.label}: {said_repeat}.")
-        for family, d in r.extra.get("dynamics", {}).items():
-            notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
-            notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
-        reading = r.extra.get("multitone", {})
-        for family, m in (reading.get("families") or {}).items():
-            notes.append(
-                f"{r.label}: {family} multi-tone: {m['verdict']} (distortion {number_text(m['distortion_db'], 1)} dB; "
-                f"added even {number_text(m['even_added_db'], 1)}, odd {number_text(m['odd_added_db'], 1)} dB; "
-                f"noise {family_noise_text(m)})."
-            )
-        for family, why in (reading.get("not_measured") or {}).items():
-            notes.append(f"{r.label}: {family} multi-tone: {why}.")
-        notes += [f"{r.label}: GAP: {line}" for line in variants_evidence(r)]
-    if wide and grouped:
-        notes.append(f"brackets: {BRACKETS}; cal. = calibrated (exact answers score 1).")
-    lines += [f"note: {line}" for line in notes]
-    for test in tests:
-        lines += [f"test: {line}" for line in describe(test)]
-    if len(results) == 1:
-        r = results[0]
-        if r.families:
-            lines.append("")
-            lines.append(f"{'family':<22}" + "".join(f"  {name:>{max(8, len(name))}}" for _, name, _ in FAMILY_COLUMNS))
-            for fam, s in r.families.items():
-                lines.append(
-                    f"{fam:<22}"
-                    + "".join(f"  {number_text(s.get(k), d):>{max(8, len(name))}}" for k, name, d in FAMILY_COLUMNS)
-                )
-        extra_lines = diagnostics_lines(r)
-        if extra_lines:
-            lines += ["", *extra_lines]
-        accuracy = r.extra.get("accuracy")
-        if accuracy and accuracy["rows"]:
-            lines.append(accuracy_text(accuracy))
-    return "\n".join(lines)
 
 
 @click.command(context_settings=CONTEXT)

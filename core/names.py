@@ -43,6 +43,8 @@ RESERVED = frozenset(
         "frequency_summary.csv",
         "chirp.csv",
         "step.csv",
+        "multitone_lines.csv",
+        "two_tone.csv",
         "leaderboard.csv",
         "comparisons.json",
         "index.html",

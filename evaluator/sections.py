@@ -316,6 +316,18 @@ class VariantComparison(TypedDict):
     dynamics_diff_note: NotRequired[str]
 
 
+class PooledVariants(TypedDict):
+    """`variants_pooled.<kind>`: GAP's headline for one kind of variant, pooled over the families."""
+
+    mb_core_diff: float
+    mb_core_diff_interval: Interval
+    families: list[str]
+    unit: Literal["problem", "sweep", "mixed"]
+    n_units: int
+    #: Why there is no interval.
+    no_interval: NotRequired[str]
+
+
 class MultitoneLine(TypedDict):
     """One spectral line of a multisine: excited (the BLA's gain and phase) or a detection line."""
 
@@ -458,6 +470,7 @@ class Sections(TypedDict, total=False):
     diagnostics: Diagnostics
     phase_parts: dict[str, PhaseParts]
     variants: dict[str, dict[str, VariantComparison]]
+    variants_pooled: dict[str, PooledVariants]
     multitone: Multitone
     dynamics: dict[str, Dynamics]
 

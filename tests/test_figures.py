@@ -241,3 +241,145 @@ def test_no_phase_is_drawn_for_a_gain_below_the_floor(lines, reference, tmp_path
     phase_ax = fig.axes[1]
     drawn = [y for line in phase_ax.lines for y in np.asarray(line.get_ydata(), dtype=float) if np.isfinite(y)]
     assert 117.0 not in drawn
+
+
+#: A paired release's 30 families: each canonical family and its five variants.
+VARIANT_SUFFIXES = ("", "__dl", "__dlc", "__dlm", "__gs", "__kernel")
+
+
+def _multitone_reading(seed, noise=0.001):
+    """A multi-tone reading of answers y = x + 0.02 (x - 8)^3 plus `noise`, from synthetic multisine
+    and two-tone sweeps on the release's plan (measure_family is pure: no release, no run)."""
+    from mathbode.evaluator.scorer.multitone import MultitoneSweep, measure_family
+    from mathbode.schema.drives import MULTISINE, TWO_TONE
+
+    plan = layout("multitone").multitone
+    rng = np.random.default_rng(seed)
+    t = np.arange(plan.time_steps)
+    sweeps = []
+    for q in range(3):
+        for r in range(plan.realizations):
+            phases = rng.uniform(0, 2 * np.pi, len(plan.excited_lines))
+            x = 8 + 0.3 * sum(
+                np.cos(2 * np.pi * k * t / 64 + p) for k, p in zip(plan.excited_lines, phases, strict=True)
+            )
+            for period in range(plan.periods):
+                y = x + 0.02 * (x - 8) ** 3 + noise * rng.standard_normal(len(t))
+                sweeps.append(MultitoneSweep(MULTISINE, q, period, r, x, y))
+        f1, f2 = plan.two_tone_lines
+        x = 8 + 0.5 * (np.cos(2 * np.pi * f1 * t / 64) + np.cos(2 * np.pi * f2 * t / 64))
+        for period in range(plan.two_tone_periods):
+            sweeps.append(MultitoneSweep(TWO_TONE, q, period, 0, x, x + 0.02 * (x - 8) ** 3))
+    return measure_family(sweeps, plan, "stateless")
+
+
+def _thirty_families(results):
+    """Each submission's results on 30 families: its five, each again under a paired release's
+    variant names (the tables' rows and every per-family reading copied), with a multi-tone reading."""
+    from dataclasses import replace
+
+    from mathbode.evaluator.table import Table
+
+    def table(t):
+        if not len(t):
+            return t
+        rows = [{**row, "family": row["family"] + s} for s in VARIANT_SUFFIXES for row in t.rows()]
+        return Table.from_rows(rows, t.columns)
+
+    def per_family(d):
+        return {f + s: v for s in VARIANT_SUFFIXES for f, v in d.items()}
+
+    out = []
+    for i, r in enumerate(results):
+        extra = dict(r.extra)
+        extra["answered_rows"] = per_family(r.extra.get("answered_rows") or {})
+        extra["variants"] = {f: {s[2:].upper(): {"family": f + s} for s in VARIANT_SUFFIXES[1:]} for f in r.families}
+        reading = _multitone_reading(i)
+        extra["multitone"] = {"families": {f + s: reading for s in VARIANT_SUFFIXES for f in r.families}}
+        out.append(
+            replace(
+                r,
+                summary=table(r.summary),
+                sweeps=table(r.sweeps),
+                chirp=table(r.chirp),
+                step=table(r.step),
+                families=per_family(r.families),
+                step_curves=per_family(r.step_curves),
+                extra=extra,
+            )
+        )
+    return out
+
+
+def test_thirty_families_are_laid_out_in_a_grid_no_wider_than_4000_px(lines, reference, tmp_path):
+    """A paired release's bode.png was 8,208 x 540 px and fit_quality.png 7,920 x 886 (30 panels in
+    one row): every figure now wraps its families onto bands, at most 4,000 px wide, and every
+    family still has its panel (its title; compliance: its bars' label; the mid-band table: its row)."""
+    from mathbode.evaluator.presentation.figures import save
+    from mathbode.evaluator.presentation.files import DEFAULT_FIGURES
+    from mathbode.evaluator.presentation.multitone_figures import bla_figure, two_tone_figure
+    from mathbode.evaluator.presentation.variant_figures import variants_bode_figure, variants_figure
+
+    results = _thirty_families(_results(lines, reference, tmp_path, FAMILY_SETS[5], 1))
+    families = list(results[0].families)
+    assert len(families) == 30
+    makers = {
+        **FIGURES,
+        "multitone_bla": bla_figure,
+        "two_tone": two_tone_figure,
+        "variants": variants_figure,
+        "variants_bode": variants_bode_figure,
+    }
+    for name, make in makers.items():
+        fig = make(results)
+        png = save(fig, tmp_path, name, DEFAULT_FIGURES).read_bytes()
+        width = int.from_bytes(png[16:20], "big")  # the IHDR width
+        assert width <= 4000, (name, width)
+        texts, cells, _ = _drawn_texts(fig)
+        shown = {t for t, _ in texts} | {t for t, _, _ in cells}
+        # The variant figures have a panel per original (5): its variants are curves in it.
+        expected = list(LAY.families) if name.startswith("variants") else families
+        assert [f for f in expected if f not in shown] == [], name
+        if name == "bode":
+            assert width == 1719  # six panels a band, five bands
+        _check(fig, f"{name}, 30 families")
+
+
+def test_the_bla_figure_draws_its_gain_in_linear_units_and_keys_only_what_it_draws(lines, reference, tmp_path):
+    """multitone_bla.png drew the BLA in dB on the levels' -160 dB axis (its intervals invisible) and
+    listed a measured-noise line the exact answers never have."""
+    from mathbode.evaluator.presentation.multitone_figures import bla_figure
+
+    results = _results(lines, reference, tmp_path, FAMILY_SETS[1], 2)
+    family = LAY.families[0]
+    for r, noise in zip(results, (0.001, 0.0), strict=True):
+        r.extra["multitone"] = {"families": {family: _multitone_reading(1, noise)}}
+    fig = bla_figure(results)
+    _check(fig, "multitone_bla, 1 family")  # the title inside the figure, wrapped, over nothing
+    gain_ax, phase_ax, *level_axes = fig.axes
+    low, high = gain_ax.get_ylim()
+    assert gain_ax.get_yscale() == "linear" and low <= 0.95 and 1.05 <= high < 1.5
+    assert phase_ax.get_ylim()[0] <= -5 and phase_ax.get_ylim()[1] >= 5
+    assert [ax.get_ylabel() for ax in level_axes] == [f"{r.label}\nlevel (dB)" for r in results[:1]] + [
+        "SmolLM2-135M-Instruct (constraine\u2026\nlevel (dB)"  # cut to 34 characters
+    ]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == [
+        LABELS[0],
+        LABELS[1],
+        "total BLA variance (noise + stochastic)",
+        "noise (spread across periods)",
+        "even added distortion",
+        "odd added distortion",
+        "measured noise (detection lines)",
+        "truncation floor",
+    ]
+    # Alone, the submission with no noise draws no noise band and no measured noise: no key for them.
+    legend = [t.get_text() for t in bla_figure(results[1:]).legends[0].get_texts()]
+    assert legend == [
+        LABELS[1],
+        "total BLA variance (noise + stochastic)",
+        "even added distortion",
+        "odd added distortion",
+        "truncation floor",
+    ]

@@ -134,6 +134,10 @@ def test_exact_answers_read_gain_one_and_add_nothing_beyond_truncation(server, r
     added = [line["added_db"] for line in r["lines"] if line["added_db"] is not None]
     assert max(added) <= r["truncation_bound_db"]
     assert r["verdict"] == f"linear within the floor; {STATELESS_VERDICT}"
+    # The two-tone's tones against the exact answers' own: 0.0 dB, not +0.4 (an rms over the
+    # experiments was divided by a mean of magnitudes, and the questions' sizes differ).
+    tones = r["two_tone"][:2]
+    assert [(p["product"], p["truth_level_db"], p["level_db"]) for p in tones] == [("f1", 0.0, 0.0), ("f2", 0.0, 0.0)]
 
 
 def test_a_delay_reads_its_phase_and_adds_nothing(server, release, tmp_path):
@@ -244,7 +248,7 @@ def test_noise_across_periods_is_read_and_not_called_none():
 
 
 def _two_tone_truth(rows):
-    """Per question: its stub scale and the exact answers' two tones' mean amplitude (period 0)."""
+    """Per question: its stub scale and the exact answers' two tones' amplitudes (period 0)."""
     f1, f2 = PLAN.two_tone_lines
     out = []
     for q in sorted({r["question_id"] for r in rows}):
@@ -258,7 +262,7 @@ def _two_tone_truth(rows):
         )
         X = 2 * np.fft.rfft([r["ground_truth"] for r in sweep]) / len(sweep)
         _, scale = _deviations([r for r in rows if r["question_id"] == q])[sweep[0]["prompt"]]
-        out.append((scale, (abs(X[f1]) + abs(X[f2])) / 2))
+        out.append((scale, (abs(X[f1]), abs(X[f2]))))
     return out
 
 
@@ -272,8 +276,10 @@ def test_the_cubic_two_tone_products_equal_their_analytic_values(tmp_path_factor
     finally:
         stub.stop()
     # The stub's poly-0-B is y = x + c x^3 in the deviation x, with c = B / scale^2 per question.
-    questions = [(0.2 / scale**2, A) for scale, A in _two_tone_truth(rows)]
-    ref = np.mean([A for _, A in questions])
+    truth = _two_tone_truth(rows)
+    questions = [(0.2 / scale**2, (a1 + a2) / 2) for scale, (a1, a2) in truth]
+    # The products' reference: the exact answers' rms over the questions and both tones.
+    ref = math.sqrt(np.mean([a**2 for _, tones in truth for a in tones]))
     product = 20 * math.log10(math.sqrt(np.mean([(0.75 * c * A**3) ** 2 for c, A in questions])) / ref)
     tone = 20 * math.log10(np.mean([1 + 2.25 * c * A**2 for c, A in questions]))
     by_name = {p["product"]: p for p in r["two_tone"]}
@@ -491,3 +497,28 @@ def test_the_summary_orders_known_systems_from_linear_to_most_distorted(server, 
     assert level["cube 0.1"] - level["cube 0.05"] == pytest.approx(6.02, abs=0.1)
     assert level["square and cube 0.1"] > level["cube 0.1"]
     assert sorted(level, key=level.get)[2:] == ["cube 0.05", "cube 0.1", "square and cube 0.1"]
+
+
+def test_levels_far_below_the_floor_and_stochastic_none_are_said_in_words(server, release, tmp_path):
+    """report.md printed the exact answers' two-tone "added" as -458.3 dB, their distortion as n/a
+    (zero power) and an unexplained n/a in the stochastic column."""
+    from types import SimpleNamespace
+
+    from mathbode.evaluator.presentation.report import BELOW_FLOOR, level_text, multitone_lines
+
+    m = _reading(server, release, tmp_path, "truth")
+    floor = m["floor_db"]
+    assert level_text(floor - 20.05, floor) == BELOW_FLOOR == "below the floor"
+    assert level_text(floor - 19.95, floor, " dB") == f"{floor - 19.95:.1f} dB"
+    assert level_text(None, floor, " dB") == "below the floor"  # zero power: no dB
+    m["odd_added_db"] = None
+    m["two_tone"][2]["added_db"] = -458.3
+    m["bla_intervals"][0]["stochastic_db"] = None  # no spread beyond the noise
+    lines = multitone_lines(SimpleNamespace(extra={"multitone": {"families": {FAMILY: m}}}))
+    family_row = next(line for line in lines if line.startswith(f"| {FAMILY} | linear within"))
+    assert family_row.split(" | ")[4] == "below the floor"  # odd added
+    first_line = next(line for line in lines if line.startswith(f"| {FAMILY} | 1 |"))
+    assert first_line.endswith("| none | not detected |")
+    product = m["two_tone"][2]["product"]
+    assert next(line for line in lines if line.startswith(f"| {FAMILY} | {product} |")).endswith("| below the floor |")
+    assert not [line for line in lines if "n/a" in line or "-458" in line]

@@ -5,6 +5,7 @@ a model that answers the exact answers reads linear within the floor through eac
 from __future__ import annotations
 
 import json
+import re
 import socket
 
 import pyarrow.parquet as pq
@@ -188,3 +189,71 @@ def test_the_card_describes_the_drives_and_not_the_sinusoid_grid(release):
         assert f"| {r} | {', '.join(phases)} |" in card
     assert "`frequency_cycles` holds the **period**" in card and "Preset: ALL, every row" in card
     assert "| sinusoid | sin(" not in card and "Per question: 10 sweeps x 64 steps = 640 rows" in card
+
+
+def test_a_multitone_score_prints_its_table_and_writes_its_lines_and_products(release, rows, tmp_path):
+    submission = tmp_path / "exact.jsonl"
+    fields = ("family", "question_id", "signal_type", "amplitude_scale", "frequency_cycles", "phase_deg", "time_step")
+    submission.write_text(
+        "".join(json.dumps({**{k: r[k] for k in fields}, "response": _text(r["ground_truth"])}) + "\n" for r in rows)
+    )
+    out = tmp_path / "report"
+    result = CliRunner().invoke(
+        score_cli, [str(submission), "--reference", str(release), "--no-plots", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    scores = json.loads((out / "scores.json").read_text())
+    m = scores["multitone"]["families"][FAMILY]
+    console = result.stdout.splitlines()
+    head = console.index(next(x for x in console if x.startswith("multi-tone (docs/multitone.md")))
+    cells = [re.split(r"\s{2,}", line.strip()) for line in console[head + 1 : head + 3]]
+    assert cells[0] == [
+        "family",
+        "verdict",
+        "distortion (dB)",
+        "even added (dB)",
+        "odd added (dB)",
+        "noise",
+        "floor (dB)",
+        "beyond the noise",
+        "memory",
+    ]
+    assert cells[1] == [
+        FAMILY,
+        LINEAR,
+        "n/a",
+        "n/a",
+        "n/a",
+        "none",
+        f"{m['floor_db']:.1f}",
+        "no",
+        "not read (stateless)",
+    ]
+    # Tables of what was measured, and no table of a header alone.
+    assert sorted(p.name for p in out.glob("*.csv")) == ["multitone_lines.csv", "two_tone.csv"]
+    lines = (out / "multitone_lines.csv").read_text().splitlines()
+    assert lines[0] == (
+        "family,cycles,kind,gain,gain_low,gain_high,phase_deg,phase_low_deg,phase_high_deg,noise_db,"
+        "stochastic_db,level_db,truth_level_db,error_level_db,added_db"
+    )
+    # 6 excited lines, 15 even and 10 odd detection lines (1..31 but the excited), in the order scored.
+    assert len(lines) == 1 + len(m["lines"]) == 1 + 31
+    first = lines[1].split(",")
+    line, bla = m["lines"][0], m["bla_intervals"][0]
+    assert first[:3] == [FAMILY, "1", "excited"] and float(first[3]) == line["gain"]
+    assert float(first[4]) == bla["gain_low"] and float(first[11]) == line["level_db"]
+    assert first[9] == "" and bla["noise_db"] is None  # every period alike: no noise to print
+    products = (out / "two_tone.csv").read_text().splitlines()
+    assert products[0] == "family,product,cycles,level_db,truth_level_db,error_level_db,added_db"
+    assert [p.split(",")[1] for p in products[1:]] == [p["product"] for p in m["two_tone"]] and len(products) == 13
+    assert "no `sweeps.csv` or `frequency_summary.csv`" in (out / "report.md").read_text()
+    # The site compares multi-tone submissions: one row a submission's family, the console's cells.
+    from mathbode.cli.site import main as site_cli
+
+    site = tmp_path / "site"
+    result = CliRunner().invoke(site_cli, [str(out), "-o", str(site)])
+    assert result.exit_code == 0, result.output
+    index = (site / "index.html").read_text()
+    assert "Multi-tone submissions compared" in index
+    row = "".join(f"<td>{cell}</td>" for cell in ["exact", FAMILY, LINEAR, "n/a", "n/a", "n/a", "none"])
+    assert row in index

@@ -153,6 +153,8 @@ NOT_WRITTEN_BY_A_KIND = {
     "scores/provenance/input": "the submission file's name and hash",
     # A family scored at no mid-band frequency.
     "scores/families{}/note": "why a family has no MB-Core",
+    # A variant kind pooled over too few units for an interval.
+    "scores/variants_pooled{}/no_interval": "why the pooled difference has no interval",
 }
 
 

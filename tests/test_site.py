@@ -376,10 +376,6 @@ def multitone_site(tmp_path_factory):
     return site([report], root / "s")
 
 
-def _db(gain):
-    return None if gain is None or gain <= 0 else 20 * math.log10(gain)
-
-
 def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, multitone_site):
     """The submission's page draws, per family, the BLA (gain in dB and phase, each with its 95 %
     interval) with the noise, stochastic, even- and odd-added levels and the truncation floor, and
@@ -406,14 +402,13 @@ def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, mul
     excited = [line for line in m["lines"] if line["kind"] == "excited"]
     intervals = m["bla_intervals"]
     assert bla["gain"]["x"] == [line["cycles"] for line in excited] == [1, 3, 7, 9, 13, 15]
-    gain_db = [_db(line["gain"]) for line in excited]
-    assert _same(bla["gain"]["y"], gain_db)
+    # The gain in linear units on an axis of its own, its interval readable (not a dB level beside -130 dB ones).
+    gain = [line["gain"] for line in excited]
+    assert _same(bla["gain"]["y"], gain) and bla["gain"]["axis"] == "y"
     assert _same(
-        [g + a for g, a in zip(gain_db, bla["gain"]["above"], strict=True)], [_db(iv["gain_high"]) for iv in intervals]
+        [g + a for g, a in zip(gain, bla["gain"]["above"], strict=True)], [iv["gain_high"] for iv in intervals]
     )
-    assert _same(
-        [g - b for g, b in zip(gain_db, bla["gain"]["below"], strict=True)], [_db(iv["gain_low"]) for iv in intervals]
-    )
+    assert _same([g - b for g, b in zip(gain, bla["gain"]["below"], strict=True)], [iv["gain_low"] for iv in intervals])
     assert bla["phase"]["axis"] == "y2" and _same(bla["phase"]["y"], [line["phase_deg"] for line in excited])
     phase = [line["phase_deg"] for line in excited]
     assert _same(
@@ -424,6 +419,7 @@ def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, mul
     )
     for key in ("noise_db", "stochastic_db"):
         assert bla[key]["x"] == bla["gain"]["x"] and _same(bla[key]["y"], [iv[key] for iv in intervals])
+        assert bla[key]["axis"] == "y3"
     for kind in ("even", "odd"):
         detect = [line for line in m["lines"] if line["kind"] == kind]
         assert detect and bla[f"{kind}_added_db"]["x"] == [line["cycles"] for line in detect]
@@ -441,6 +437,14 @@ def test_a_multitone_submission_shows_its_bla_and_two_tone_spectrum(browser, mul
         assert trace["x"] == [p["cycles"] for p in products] and trace["text"] == [p["product"] for p in products]
         assert _same(trace["y"], [p[key] for p in products])
     assert {"f1", "f2", "2f1-f2", "2f2-f1"} <= set(two["level_db"]["text"])
+    # Each axis at least as wide as the ideal +- a span, never a magnified rounding error.
+    ranges = browser.execute_script(
+        "const l = document.getElementById('multitone-0-bla').layout;"
+        "return [l.yaxis.range, l.yaxis2.range, l.yaxis3.range]"
+    )
+    assert ranges[0][0] <= 0.95 and ranges[0][1] >= 1.05 and ranges[1][0] <= -5 and ranges[1][1] >= 5
+    # The levels: down to 25 dB under the floor, up to 5 dB over the exact answers' level (0 dB).
+    assert max(bla["odd_added_db"]["y"]) < 0 and ranges[2] == [pytest.approx(m["floor_db"] - 25), 5]
     table = browser.execute_script(
         "return Array.from(document.querySelectorAll('#multitone-table tbody tr'), "
         "r => Array.from(r.children, c => c.textContent))"
@@ -466,3 +470,95 @@ def test_a_submission_without_a_multitone_reading_draws_no_multitone_plot(browse
     assert browser.execute_script("return document.querySelectorAll('[id^=multitone]').length") == 0
     assert "multi-tone" not in browser.find_element("css selector", "main").text
     assert browser.execute_script(found) > 0  # the page itself is there, with its notes
+
+
+def _tick_texts(driver, plot: str, axis: str) -> list[str]:
+    return driver.execute_script(
+        f"return Array.from(document.querySelectorAll('#{plot} .{axis}tick text'), t => t.textContent)"
+    )
+
+
+def test_the_exact_answers_plots_do_not_magnify_rounding(browser, sites):
+    """The exact answers' phase axis read "400f, 200f" (plotly's femto prefix) with error bars of
+    1e-13 degrees filling the plot, its gain axis 0.9998 to 1.00015: each axis now spans at least
+    what the report's bode.png does (gain 0.8 to 1.25 over 1.3, phase +-10 degrees) with plain labels."""
+    _open(browser, sites[1] / "submissions" / "exact.html")
+    axes = browser.execute_script(
+        "return ['bode-gain', 'bode-phase'].map(id => document.getElementById(id).layout)"
+        ".map(l => [l.yaxis.range, l.yaxis.exponentformat, l.xaxis.exponentformat])"
+    )
+    (gain_range, *gain_formats), (phase_range, *phase_formats) = axes
+    assert gain_range == [pytest.approx(math.log10(0.8 / 1.3)), pytest.approx(math.log10(1.25 * 1.3))]
+    assert phase_range == [pytest.approx(-11.6), pytest.approx(11.6)]  # +-10 and 8 % of the span
+    assert gain_formats == phase_formats == ["none", "none"]
+    # U+2212 is plotly's minus sign.
+    assert _tick_texts(browser, "bode-phase", "y") == ["\u221210", "\u22125", "0", "5", "10"]
+    assert _tick_texts(browser, "bode-gain", "y") == ["0.8", "1", "1.2", "1.4", "1.6"]
+
+
+def test_a_family_page_fits_a_wide_window_and_its_axis_titles_clear_their_labels(browser, sites, tmp_path):
+    """At 1,400 px a family page's table ran past the right edge (conditions naming a release and its
+    content hash, unwrapped), and the gain axis title was drawn over its tick labels."""
+    report = tmp_path / "r"
+    shutil.copytree(sites[1].parent / "r1", report)
+    document = json.loads((report / "results.json").read_text())
+    document["scores"]["conditions"].update(release="MathBode-GAP", release_content_hash="sha256:" + "0123abcd" * 8)
+    (report / "results.json").write_text(json.dumps(document))
+    built = site([report, sites[2].parent / "r2"], tmp_path / "s")
+    try:
+        browser.set_window_size(1400, 900)
+        _open(browser, built / "families" / "linear_solve.html")
+        right, room = browser.execute_script(
+            "const t = document.getElementById('submissions-table');"
+            "return [t.getBoundingClientRect().right, t.parentElement.getBoundingClientRect().right]"
+        )
+        assert right <= room + 1, f"the table runs {right - room:.0f} px past its box"
+        for plot in ("family-gain", "family-phase"):
+            title, labels = browser.execute_script(
+                f"const d = document.getElementById('{plot}');"
+                "return [d.querySelector('.g-ytitle text').getBoundingClientRect().right, "
+                "Math.min(...Array.from(d.querySelectorAll('.ytick text'), t => t.getBoundingClientRect().left))]"
+            )
+            assert title <= labels, f"{plot}: the axis title overlaps its tick labels by {title - labels:.1f} px"
+    finally:
+        browser.set_window_size(*WIDTHS["wide"])
+
+
+@pytest.fixture(scope="module")
+def paired_site(tmp_path_factory):
+    """A site of a paired release's exact answers (linear_solve and its five variants, MVP)."""
+    from click.testing import CliRunner
+
+    from mathbode.cli.main import mathbode
+
+    root = tmp_path_factory.mktemp("paired-site")
+    release, answers = root / "release", root / "exact.jsonl"
+    for argv in (
+        ["build", "--variants", "gap", "--families", "linear_solve", "--out", str(release), "-q"],
+        ["baseline", "--reference", str(release), "--preset", "MVP", "-o", str(answers)],
+    ):
+        result = CliRunner().invoke(mathbode, argv)
+        assert result.exit_code == 0, result.output
+    return site([score([answers], root / "r", "--reference", str(release), "--no-plots")], root / "s")
+
+
+def test_a_paired_submission_has_a_page_read_in_pairs(browser, paired_site):
+    """The paired page loads without an error from the submission's page, says GAP's headline, shows
+    the paired table with its McNemar counts, and draws the original's Bode curves beside its variants'."""
+    pages = _crawl(browser, paired_site / "index.html")
+    assert {page: problems for page, problems in pages.items() if problems} == {}
+    (page,) = [p for p in pages if p.parent.name == "paired"]
+    _open(browser, page)
+    headline = browser.find_element("css selector", "p.headline").text
+    assert headline.startswith("DL 0.0 pp [0.0, 0.0]; DLC 0.0 pp [0.0, 0.0]; DLM 0.0 pp [0.0, 0.0]; GS 0.0 pp")
+    rows = _column(browser, "variants-table", 7)
+    assert rows == ["1.0000 (1.0000) [0/0]"] * 5
+    plots = browser.execute_script(
+        "return Array.from(document.querySelectorAll('div.plot'), d => [d.id, d.data.map(t => t.name)])"
+    )
+    names = [
+        "linear_solve",
+        *(f"{k}: linear_solve__{k.lower()}" for k in ("DL", "DLC", "DLM", "GS")),
+        "kernel: linear_solve__kernel",
+    ]
+    assert plots == [["paired-0-gain", names], ["paired-0-phase", names]]

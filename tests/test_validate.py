@@ -498,6 +498,6 @@ def test_answers_near_the_float_limit_print_no_numpy_warning(tmp_path):
     ],
 )
 def test_a_number_too_long_for_fixed_notation_is_shown_with_an_exponent(x, text):
-    from mathbode.evaluator.presentation.report import number_text
+    from mathbode.evaluator.presentation.text import number_text
 
     assert number_text(x) == text

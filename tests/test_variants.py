@@ -154,7 +154,18 @@ def _run_and_score(paired, tmp_path, model, gs_names=()):
     out = tmp_path / f"{model}-report"
     result = CliRunner().invoke(score_cli, [str(pred), "--reference", str(paired), "--out", str(out), "--no-plots"])
     assert result.exit_code == 0, result.output
-    return json.loads((out / "scores.json").read_text())
+    scores = json.loads((out / "scores.json").read_text())
+    scores["console"] = result.output  # what the user read, for the tests of the paired table
+    scores["report"] = (out / "report.md").read_text()
+    return scores
+
+
+def _pooled_line(scores, kind):
+    """The console's line of GAP's headline for `kind`, parsed: (difference, low, high) in pp."""
+    line = next(x for x in scores["console"].splitlines() if x.startswith(f"  {kind} ") and " pp " in x)
+    points, bounds = line.split(" pp [")
+    low, high = bounds.split("]")[0].split(", ")
+    return float(points.split()[-1]), float(low), float(high), line
 
 
 def test_name_invariant_model_reads_zero_on_every_surface(paired, tmp_path):
@@ -171,6 +182,44 @@ def test_name_invariant_model_reads_zero_on_every_surface(paired, tmp_path):
             low, high = entry["mb_core_diff_interval"]
             assert low <= 0.0 <= high
         assert by_kind["kernel"]["kind"] == "kernel"
+    # Read in pairs: the headline over the two originals, each surface kind's pooled difference 0.
+    assert scores["overall"]["num_families"] == 2 and len(scores["families"]) == 12
+    for kind in SURFACE_KINDS:
+        pooled = scores["variants_pooled"][kind]
+        assert pooled["mb_core_diff"] == 0.0 and pooled["families"] == ["linear_solve", "ratio_saturation"]
+        low, high = pooled["mb_core_diff_interval"]
+        assert low <= 0.0 <= high
+        # One problem (MVP): the units are the shared sweeps, 6 a family, as each family's are.
+        assert pooled["unit"] == "sweep" and pooled["n_units"] == 12
+        points, low_pp, high_pp, line = _pooled_line(scores, kind)
+        assert points == 0.0 and low_pp <= 0.0 <= high_pp, line
+        assert "mean over 2 families; 95 % paired t interval over 12 sweeps" in line
+        assert f"- {line.strip()}" in scores["report"]
+    # The site's page of the pair: the headline, the paired table with its McNemar counts, and one
+    # Bode pair of plots an original (its curves beside its variants').
+    from mathbode.cli.site import main as site_cli
+
+    site = tmp_path / "site"
+    result = CliRunner().invoke(site_cli, [str(tmp_path / "numbers-report"), "-o", str(site)])
+    assert result.exit_code == 0, result.output
+    (page,) = (site / "paired").glob("*.html")
+    html = page.read_text()
+    assert "GS 0.0 pp [0.0, 0.0]" in html and "McNemar p (Holm) [discordant]" in html
+    assert html.count('id="paired-0-gain"') == 1 and 'id="paired-1-phase"' in html
+    assert "GS: linear_solve__gs" in html and "kernel: ratio_saturation__kernel" in html
+    assert f'href="../paired/{page.name}"' in (site / "submissions" / page.name).read_text()
+    # A document saved before the pooled headline existed still renders: its pairs, no headline.
+    from mathbode.evaluator.presentation.console import table_text
+    from mathbode.evaluator.presentation.report import render_report
+    from mathbode.evaluator.results import from_document
+
+    document = json.loads((tmp_path / "numbers-report" / "results.json").read_text())
+    del document["scores"]["variants_pooled"]
+    (old,) = render_report([document], [], tmp_path / "old-report")
+    text = table_text([old], [])
+    assert " pp [" not in text and "  linear_solve      GS       surface" in text
+    assert "| linear_solve | GS | surface |" in (tmp_path / "old-report" / "report.md").read_text()
+    assert from_document(document)[0].extra.get("variants_pooled") is None
 
 
 def test_gs_only_degradation_shows_on_gs_alone(paired, tmp_path):
@@ -195,6 +244,27 @@ def test_gs_only_degradation_shows_on_gs_alone(paired, tmp_path):
             entry = by_kind[kind]
             assert entry["mb_core_diff"] == 0.0 and entry["mcnemar_p"] == 1.0
             assert entry["mb_core_diff_interval"][0] <= 0.0 <= entry["mb_core_diff_interval"][1]
+    # GAP's headline: GS pooled over the two families is their differences' mean, its interval
+    # excludes 0; the names the model ignores read 0.
+    gs_pooled = scores["variants_pooled"]["GS"]
+    per_family = [by_kind["GS"]["mb_core_diff"] for by_kind in scores["variants"].values()]
+    assert gs_pooled["mb_core_diff"] == pytest.approx(sum(per_family) / 2, abs=1e-12)
+    assert -0.55 < gs_pooled["mb_core_diff"] < -0.45 and gs_pooled["mb_core_diff_interval"][1] < 0
+    points, low, high, line = _pooled_line(scores, "GS")
+    assert points == round(100 * gs_pooled["mb_core_diff"], 1) and low <= points <= high < 0, line
+    for kind in ("DL", "DLC", "DLM"):
+        assert _pooled_line(scores, kind)[0] == 0.0
+    assert scores["overall"]["num_families"] == 2
+    # The console's paired table: one row a pair, under the report's heads; GS's adjusted p marked.
+    console = scores["console"].splitlines()
+    head = next(i for i, x in enumerate(console) if x.startswith("  family") and "McNemar p (Holm)" in x)
+    rows = [x.split() for x in console[head + 1 : head + 11]]
+    assert [(r[0], r[1]) for r in rows] == [
+        (f, k) for f in ("linear_solve", "ratio_saturation") for k in ("DL", "DLC", "DLM", "GS", "kernel")
+    ]
+    # The family table keeps its columns under a long name (ratio_saturation__kernel: 24 letters).
+    table = console[console.index(next(x for x in console if x.startswith("family "))) :][:13]
+    assert {len(x) for x in table} == {len(table[0])} and table[-1].startswith("ratio_saturation__kernel ")
 
 
 def test_the_stand_in_serves_a_paired_release_with_its_garbled_names(paired):

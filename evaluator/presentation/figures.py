@@ -50,27 +50,79 @@ def legend_rows(labels: list[str], width: float, fontsize: float = 8) -> int:
     return math.ceil(len(labels) / legend_columns(labels, width, fontsize)) if labels else 0
 
 
-def _grid(rows: int, cols: int, title: str, labels: list[str]) -> tuple[Figure, np.ndarray]:
+#: At most this many families side by side; more wrap onto further bands of panels, so no figure
+#: grows past about 1,700 px at the default resolution (a paired release's 30 families in one row
+#: drew 8,208 px wide). Six: a paired release's original and its five variants, a band each.
+MAX_COLUMNS = 6
+#: Between two bands of panels, in inches: one band's x tick labels and axis label, the next one's titles.
+BAND_GAP = 0.85
+
+
+def _grid(
+    rows: int,
+    cols: int,
+    title: str,
+    labels: list[str],
+    *,
+    sharey: bool = True,
+    column_width: float = 2.9,
+    row_height: float = 2.1,
+    left: float = 0.85,
+    wspace: float = 0.3,
+    hspace: float = 0.15,
+) -> tuple[Figure, np.ndarray]:
     """A figure whose margins are fixed in inches, so labels fit with one column or with five, and
-    the legend (`labels`) below the panels in as many rows as it needs."""
-    width = max(6.0, 1.0 + 2.9 * cols)
+    the legend (`labels`) below the panels in as many rows as it needs. `axes[row][col]` is family
+    `col`'s panel `row`: families beyond MAX_COLUMNS wrap onto another band of `rows` panels, each
+    band labelled as the first (`_finish`). Every panel shares the x axis; `sharey`: each row's y."""
+    across = min(max(1, cols), MAX_COLUMNS)
+    bands = math.ceil(max(1, cols) / across)
+    width = max(6.0, left + 0.15 + column_width * across)
     below = 0.6 + 0.2 * legend_rows(labels, width)
-    height = 0.65 + below + 2.1 * rows
+    top, band_height = 0.65, row_height * rows
+    height = top + below + bands * band_height + (bands - 1) * BAND_GAP
     fig = Figure(figsize=(width, height))
-    axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey="row")
-    fig.subplots_adjust(
-        left=0.85 / width,
-        right=1 - 0.2 / width,
-        top=1 - 0.65 / height,
-        bottom=below / height,
-        wspace=0.3,
-        hspace=0.15,
-    )
-    fig.suptitle(title, fontsize=10)
+    # The panels' sizes as subplots_adjust would make them for one band (wspace and hspace are
+    # fractions of a panel), placed band by band.
+    w = (width - left - 0.2) / (across + wspace * (across - 1))
+    h = band_height / (rows + hspace * (rows - 1))
+    axes = np.empty((rows, max(1, cols)), dtype=object)
+    # Row by row, as subplots makes them (fig.axes lists a row's panels together).
+    for row in range(rows):
+        for col in range(max(1, cols)):
+            band, c = divmod(col, across)
+            x0 = left + c * w * (1 + wspace)
+            y0 = height - top - band * (band_height + BAND_GAP) - row * h * (1 + hspace) - h
+            ax = fig.add_axes(
+                (x0 / width, y0 / height, w / width, h / height),
+                sharex=axes[0][0] if col or row else None,
+                sharey=axes[row][0] if sharey and col else None,
+            )
+            if row < rows - 1:
+                ax.tick_params(labelbottom=False)  # the band's bottom panel carries the x labels
+            axes[row][col] = ax
+    title_at(fig, title)
     return fig, axes
 
 
+def title_at(fig: Figure, title: str) -> None:
+    """The figure's title a fixed 0.12 in from its top (suptitle's default is a share of the height,
+    which on a tall figure of many bands sank into the first panels' titles), wrapped to the width."""
+    fig.suptitle(title, fontsize=10, y=1 - 0.12 / fig.get_figheight(), va="top", wrap=True)
+
+
+def band_starts(axes: np.ndarray) -> list[int]:
+    """The columns of `axes` (from `_grid`) that begin a band: where the y axis labels go."""
+    return list(range(0, axes.shape[1], MAX_COLUMNS))
+
+
 def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
+    # Axes that share x share its scale, limits and ticker: a sibling that set them up has set them
+    # for every panel, and setting them again makes matplotlib update every sibling each time (n^2
+    # for n panels: most of a 30-family figure's time).
+    locator = ax.xaxis.get_major_locator()
+    if isinstance(locator, FixedLocator) and list(getattr(locator, "locs", [])) == list(frequencies):
+        return
     ax.set_xscale("log", base=2)
     if frequencies:
         ax.set_xlim(frequencies[0] / 1.4, frequencies[-1] * 1.4)
@@ -84,7 +136,8 @@ def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[st
         axes[0][col].set_title(family, fontsize=9)
         axes[-1][col].set_xlabel(xlabel, fontsize=8)
     for row, label in enumerate(ylabels):
-        axes[row][0].set_ylabel(label, fontsize=8)
+        for col in band_starts(axes):
+            axes[row][col].set_ylabel(label, fontsize=8)
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
         ax.tick_params(labelsize=7, labelleft=True)
@@ -146,54 +199,70 @@ def _condition_suffix(r: Results) -> str:
     return "" if fmt == "free" else f" (format {fmt})"
 
 
+#: The compliance figure's bars span at most this many inches a row; more families wrap onto another
+#: row of bars (30 families of 3 submissions drew 5,130 px wide).
+COMPLIANCE_ROW_INCHES = 16.0
+
+
 def compliance_figure(results: list[Results]) -> Figure:
     """Compliance by family: one bar per submission, the compliant share of the rows it answered,
     labelled with it and with the rows not answered (a row not answered is not a non-compliant
-    answer); a family a submission did not answer is marked "not answered" (not a bar of 0 %)."""
+    answer); a family a submission did not answer is marked "not answered" (not a bar of 0 %).
+    Many families wrap onto several rows of bars."""
     families = _families(results)
     n = max(1, len(results))
-    width = max(6.0, 1.6 + 0.45 * n * len(families) + 0.5 * len(families))
+    slot = 0.45 * n + 0.5  # inches a family's bars take
+    per_row = max(1, min(len(families), int(COMPLIANCE_ROW_INCHES // slot)))
+    chunks = [families[i : i + per_row] for i in range(0, len(families), per_row)] or [[]]
+    width = max(6.0, 1.6 + slot * per_row)
+    # A name wider than its slot is written upright (7 pt: about 0.06 in a character), with room below.
+    longest = max((len(f) for f in families), default=0) * 0.06
+    upright = longest > 0.95 * slot
+    names_height = longest + 0.15 if upright else 0.25
     labels = [f"{r.label}{_condition_suffix(r)}" for r in results]
     rows = legend_rows(labels, width, 7)
-    height = 3.6 + 0.2 * rows
+    top, panel, bottom = 0.45, 2.6, names_height + 0.3 + 0.2 * rows
+    height = top + len(chunks) * panel + (len(chunks) - 1) * (names_height + 0.2) + bottom
     fig = Figure(figsize=(width, height))
-    ax = fig.subplots()
     bar = 0.8 / n
-    for i, r in enumerate(results):
-        x = np.arange(len(families)) + (i - (n - 1) / 2) * bar
-        counts = r.extra.get("answered_rows") or {}
-        values, missing = [], []
-        for f in families:
-            c = counts.get(f)
-            if f not in r.families:
-                values.append(math.nan)
-                missing.append(0)
-            elif c and c["answered"]:
-                values.append(c["compliant"] / c["answered"])
-                missing.append(c["rows"] - c["answered"])
-            else:
-                values.append(r.families[f]["compliance_mean"])
-                missing.append(0)
-        bars = ax.bar(x, np.nan_to_num(values), width=bar * 0.92, label=labels[i])
-        for xi, value, gap, patch in zip(x, values, missing, bars, strict=True):
-            text = "not answered" if math.isnan(value) else f"{100 * value:.1f} %"
-            if gap and not math.isnan(value):
-                text += f"; {gap:,} not answered"
-            top = 0.0 if math.isnan(value) else value
-            ax.text(
-                xi, top + 0.02, text, rotation=90, ha="center", va="bottom", fontsize=6, color=patch.get_facecolor()
-            )
-    ax.set_xticks(np.arange(len(families)), families, fontsize=7)
-    ax.set_ylim(0, 1.42)  # room above a full bar for its label
-    ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25 %", "50 %", "75 %", "100 %"])
-    ax.set_ylabel("compliant share of answered rows", fontsize=8)
-    ax.tick_params(labelsize=7)
-    ax.grid(True, axis="y", alpha=0.3)
+    for k, chunk in enumerate(chunks):
+        y0 = height - top - k * (panel + names_height + 0.2) - panel
+        ax = fig.add_axes((0.8 / width, y0 / height, 1 - 1.0 / width, panel / height))
+        for i, r in enumerate(results):
+            x = np.arange(len(chunk)) + (i - (n - 1) / 2) * bar
+            counts = r.extra.get("answered_rows") or {}
+            values, missing = [], []
+            for f in chunk:
+                c = counts.get(f)
+                if f not in r.families:
+                    values.append(math.nan)
+                    missing.append(0)
+                elif c and c["answered"]:
+                    values.append(c["compliant"] / c["answered"])
+                    missing.append(c["rows"] - c["answered"])
+                else:
+                    values.append(r.families[f]["compliance_mean"])
+                    missing.append(0)
+            bars = ax.bar(x, np.nan_to_num(values), width=bar * 0.92, label=labels[i] if k == 0 else None)
+            for xi, value, gap, patch in zip(x, values, missing, bars, strict=True):
+                text = "not answered" if math.isnan(value) else f"{100 * value:.1f} %"
+                if gap and not math.isnan(value):
+                    text += f"; {gap:,} not answered"
+                top_of = 0.0 if math.isnan(value) else value
+                ax.text(
+                    xi, top_of + 0.02, text, rotation=90, ha="center", va="bottom", fontsize=6,
+                    color=patch.get_facecolor(),
+                )  # fmt: skip
+        ax.set_xticks(np.arange(len(chunk)), chunk, fontsize=7, rotation=90 if upright else 0)
+        # The same slots in every row, so a family's bars are as wide in a short last row.
+        ax.set_xlim(-0.5, per_row - 0.5)
+        ax.set_ylim(0, 1.42)  # room above a full bar for its label
+        ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25 %", "50 %", "75 %", "100 %"])
+        ax.set_ylabel("compliant share of answered rows", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(True, axis="y", alpha=0.3)
     fig.legend(loc="lower center", ncol=legend_columns(labels, width, 7), frameon=False, fontsize=7)
-    fig.suptitle("Compliance by family (bars labelled with their share)", fontsize=10)
-    fig.subplots_adjust(
-        left=0.8 / width, right=1 - 0.2 / width, top=1 - 0.45 / height, bottom=(0.55 + 0.2 * rows) / height
-    )
+    title_at(fig, "Compliance by family (bars labelled with their share)")
     return fig
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..results import Results
+from ..table import Table
 
 #: The figures, by stem; a report writes them as `<stem>.<format>` (png, svg or pdf).
 BODE = "bode"
@@ -32,6 +33,10 @@ SUMMARY_FILE = "frequency_summary.csv"
 #: Chirp and step measurements (when those rows were answered).
 CHIRP_FILE = "chirp.csv"
 STEP_FILE = "step.csv"
+#: A multi-tone reading, per line (BLA at the excited lines, levels at every line) and per two-tone
+#: product (when there were two-tone rows).
+MULTITONE_LINES_FILE = "multitone_lines.csv"
+TWO_TONE_FILE = "two_tone.csv"
 LEADERBOARD_FILE = "leaderboard.csv"
 #: Each submission tested against its neighbour in the ranking (several files only).
 COMPARISONS_FILE = "comparisons.json"
@@ -68,8 +73,8 @@ def figure_stems(sinusoid: bool, chirp: bool, step: bool, multitone: bool = Fals
         out += [
             (
                 MULTITONE_FIGURE,
-                "Multi-tone: BLA gain (dB) with noise, stochastic, even and odd distortion and the truncation floor; "
-                "BLA phase with 95 % intervals",
+                "Multi-tone: BLA gain and phase with 95 % intervals; noise and total BLA variance, even and odd "
+                "added distortion, the measured noise and the truncation floor in dB",
             ),
             (TWO_TONE_FIGURE, "Two-tone spectrum: tones and products, the answers against the exact answers"),
         ]
@@ -111,12 +116,71 @@ FAMILY_COLUMNS = (
 )
 
 
+#: multitone_lines.csv's columns: the line, its BLA with the 95 % intervals (excited lines), and
+#: its levels in dB relative to the exact answers' mean level at the excited lines.
+MULTITONE_LINE_COLUMNS = (
+    "family",
+    "cycles",
+    "kind",
+    "gain",
+    "gain_low",
+    "gain_high",
+    "phase_deg",
+    "phase_low_deg",
+    "phase_high_deg",
+    "noise_db",
+    "stochastic_db",
+    "level_db",
+    "truth_level_db",
+    "error_level_db",
+    "added_db",
+)
+#: two_tone.csv's columns: each tone and product, levels relative to the exact answers' tones.
+TWO_TONE_COLUMNS = ("family", "product", "cycles", "level_db", "truth_level_db", "error_level_db", "added_db")
+
+
+def multitone_tables(r: Results) -> tuple[Table, Table]:
+    """(lines, two-tone products) of a multi-tone reading, one row a family's line or product."""
+    families = r.extra.get("multitone", {}).get("families") or {}
+    lines, products = [], []
+    for family, m in families.items():
+        # The BLA's intervals are listed in the order of the excited lines.
+        intervals = iter(m["bla_intervals"])
+        for line in m["lines"]:
+            row = {"family": family, **line}
+            if line["kind"] == "excited":
+                row |= {k: v for k, v in next(intervals).items() if k != "cycles"}
+            lines.append(row)
+        products += [{"family": family, **p} for p in m.get("two_tone", [])]
+    return Table.from_rows(lines, MULTITONE_LINE_COLUMNS), Table.from_rows(products, TWO_TONE_COLUMNS)
+
+
+def table_files(r: Results) -> list[str]:
+    """The CSV tables a result has: sweeps and the frequency summary when sinusoid sweeps were
+    scored, chirp and step readings, a multi-tone reading's lines and two-tone products, each
+    only when it holds rows (a table of a header alone says nothing)."""
+    lines, products = multitone_tables(r)
+    has = {
+        SWEEPS_FILE: len(r.sweeps),
+        SUMMARY_FILE: len(r.summary),
+        CHIRP_FILE: len(r.chirp),
+        STEP_FILE: len(r.step),
+        MULTITONE_LINES_FILE: len(lines),
+        TWO_TONE_FILE: len(products),
+    }
+    return [name for name, rows in has.items() if rows]
+
+
 def write_tables(r: Results, folder: Path) -> None:
-    """A result's CSV tables in `folder`: sweeps and the frequency summary always, chirp and step
-    readings when it has them (the report folder and the site's downloads alike)."""
-    r.sweeps.to_csv(folder / SWEEPS_FILE)
-    r.summary.to_csv(folder / SUMMARY_FILE)
-    if len(r.chirp):
-        r.chirp.to_csv(folder / CHIRP_FILE)
-    if len(r.step):
-        r.step.to_csv(folder / STEP_FILE)
+    """A result's CSV tables (`table_files`) in `folder`: the report folder and the site's downloads alike."""
+    lines, products = multitone_tables(r)
+    tables = {
+        SWEEPS_FILE: r.sweeps,
+        SUMMARY_FILE: r.summary,
+        CHIRP_FILE: r.chirp,
+        STEP_FILE: r.step,
+        MULTITONE_LINES_FILE: lines,
+        TWO_TONE_FILE: products,
+    }
+    for name in table_files(r):
+        tables[name].to_csv(folder / name)

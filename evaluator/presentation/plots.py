@@ -17,7 +17,7 @@ from mathbode.schema.layout import layout
 
 from ..results import Results
 from ..table import Table
-from .figures import draw_figures, legend_columns, legend_rows, save
+from .figures import _grid, band_starts, draw_figures, legend_columns, save
 from .files import (
     BODE,
     COMPLIANCE,
@@ -65,10 +65,16 @@ def bode_figure(results: list[Results]) -> Figure:
     each panel at its own scale, with the 95 % intervals (t, over sweeps) as error bars when computed."""
     families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
-    cols = max(1, len(families))
-    width, height = max(6.0, 1.2 + 3.0 * cols), 6.0
-    fig = Figure(figsize=(width, height))
-    axes = fig.subplots(2, cols, squeeze=False, sharex=True)
+    labels = [r.label for r in results]
+    intervals = any("gain_low" in r.summary for r in results)
+    title = "MathBode: Bode plot of reasoning" + (" (bars: 95 % t intervals over sweeps)" if intervals else "")
+    # Each panel at its own scale (sharey False); many families wrap onto bands of panels.
+    fig, axes = _grid(
+        2, len(families), title, labels, sharey=False, column_width=3.0, row_height=2.3, left=0.95, wspace=0.4,
+        hspace=0.12,
+    )  # fmt: skip
+    width = fig.get_figwidth()
+    starts = band_starts(axes)
     for col, family in enumerate(families):
         gain_ax, phase_ax = axes[0][col], axes[1][col]
         gains: list[float] = []
@@ -111,25 +117,11 @@ def bode_figure(results: list[Results]) -> Figure:
             ax.tick_params(labelsize=7)
         gain_ax.set_title(family, fontsize=9)
         phase_ax.set_xlabel("cycles per 64 steps", fontsize=8)
-        if col == 0:
+        if col in starts:
             gain_ax.set_ylabel("gain (model / truth swing)", fontsize=8)
             phase_ax.set_ylabel("phase error (deg; < 0 = lag)", fontsize=8)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=legend_columns(labels, width), frameon=False, fontsize=8)
-    intervals = any("gain_low" in r.summary for r in results)
-    title = "MathBode: Bode plot of reasoning" + (" (bars: 95 % t intervals over sweeps)" if intervals else "")
-    fig.suptitle(title, fontsize=10)
-    rows_of_legend = legend_rows(labels, width)
-    # Fixed margins, in inches (one family reads as well as five); tight_layout costs about half a
-    # second per figure.
-    fig.subplots_adjust(
-        left=0.95 / width,
-        right=1 - 0.2 / width,
-        top=1 - 0.55 / height,
-        bottom=(0.75 + 0.2 * rows_of_legend) / height,
-        wspace=0.4,
-        hspace=0.12,
-    )
     return fig
 
 
@@ -189,6 +181,12 @@ def _phase_axis(ax: Axes, values: list[float]) -> None:
 
 
 def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
+    # Axes that share x share its scale, limits and ticker: a sibling that set them up has set them
+    # for every panel, and setting them again makes matplotlib update every sibling each time (n^2
+    # for n panels: most of a 30-family figure's time).
+    locator = ax.xaxis.get_major_locator()
+    if isinstance(locator, FixedLocator) and list(getattr(locator, "locs", [])) == list(frequencies):
+        return
     ax.set_xscale("log", base=2)
     if frequencies:  # fixed limits: an all-n/a panel still shows the frequency axis
         ax.set_xlim(frequencies[0] / 1.4, frequencies[-1] * 1.4)

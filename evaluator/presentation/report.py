@@ -42,31 +42,10 @@ from .files import (
     report_figures,
     write_tables,
 )
+from .text import p_text, signed_text, value_text
 
-#: From this size on a number is shown with an exponent: 1.2e203 in fixed notation is 204 digits.
-SCIENTIFIC_FROM = 1e9
-
-
-def number_text(x: float | None, digits: int = 4) -> str:
-    """`x` with `digits` decimals; with an exponent from `SCIENTIFIC_FROM` on ("3.4858e+202");
-    "n/a" for NaN or None; never "-0.0000"."""
-    if x is None or math.isnan(x):
-        return "n/a"
-    if math.isfinite(x) and abs(x) >= SCIENTIFIC_FROM:
-        return f"{x:.{digits}e}"
-    text = f"{x:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
-
-
-def p_text(p: Any) -> str:
-    """A p-value as a reader compares it: 'p < 0.0001' below that (never '0.0000'), else four decimals."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "n/a"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def _num(x: Any, digits: int = 4) -> str:
-    return number_text(x, digits) if x is None or isinstance(x, float) else str(x)
+_num = value_text
+_signed = signed_text
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -185,13 +164,6 @@ def brackets(r: Results) -> str:
     )
 
 
-def _signed(x: Any, digits: int) -> str:
-    if x is None or x != x:
-        return "n/a"
-    text = f"{x:+.{digits}f}"
-    return text[1:] if float(text) == 0 else text  # 0.0000, not -0.0000
-
-
 def diagnostics_lines(r: Results) -> list[str]:
     """The chirp, step and agreement figures of one submission, as fixed-width text."""
     diag = r.extra.get("diagnostics")
@@ -295,18 +267,22 @@ def dynamics_lines(r: Results) -> list[str]:
     return lines
 
 
-def variants_lines(r: Results) -> list[str]:
-    """GAP's paired comparison of each variant with its original (`variants`), as Markdown lines."""
-    found = r.extra.get("variants")
-    if not found:
-        return []
+def _diff_bracket(iv: list[float | None] | None, digits: int = 4) -> str:
+    if not isinstance(iv, list) or not iv:  # null reads back from a document as NaN
+        return " (no interval)"
+    # A time constant's upper bound is null when the memory has no end; a bound that rounds to 0
+    # reads "+0.00" as it always has, never "-0.00".
+    return " [" + ", ".join("inf" if x is None else _bound_text(x, digits) for x in iv) + "]"
 
-    def bracket(iv: Sequence[float | None] | None, digits: int = 4) -> str:
-        if not isinstance(iv, list) or not iv:
-            return " (no interval)"
-        # A time constant's upper bound is null when the memory has no end.
-        return " [" + ", ".join("inf" if x is None else f"{x:+.{digits}f}" for x in iv) + "]"
 
+def _bound_text(x: float, digits: int) -> str:
+    text = signed_text(x, digits)
+    return text if text.startswith(("+", "-")) or text == "n/a" else "+" + text
+
+
+def variants_table(found: dict[str, Any], bold: bool = True) -> tuple[list[str], list[list[str]], bool]:
+    """(header, rows, sequential) of GAP's paired table: one row a variant, report.md's and the
+    console's alike (`bold`: Markdown's mark of an adjusted p below 0.05; the console's is '*')."""
     header = [
         "family",
         "variant",
@@ -322,28 +298,38 @@ def variants_lines(r: Results) -> list[str]:
     if sequential:
         header += ["delay diff (steps) [95 %]", "time constant diff (steps) [95 %]"]
     rows = []
-    entries = [v for by_kind in found.values() for v in by_kind.values()]
     for original, by_kind in found.items():
         for kind, v in by_kind.items():
             row = [
                 original,
                 kind,
                 v["kind"],
-                f"{_signed(v['mb_core_diff'], 4)}{bracket(v['mb_core_diff_interval'])}",
+                f"{_signed(v['mb_core_diff'], 4)}{_diff_bracket(v['mb_core_diff_interval'])}",
                 _signed(v["gain_error_diff"], 4),
                 _signed(v["phase_err_diff_deg"], 2),
                 exact_units_text(v),
-                mcnemar_text(v),
+                mcnemar_text(v, bold),
             ]
             if sequential:
                 if "delay_diff_steps" in v:
                     row += [
-                        f"{_signed(v['delay_diff_steps'], 2)}{bracket(v['delay_diff_interval'], 2)}",
-                        f"{_signed(v['time_constant_diff_steps'], 2)}{bracket(v['time_constant_diff_interval'], 2)}",
+                        f"{_signed(v['delay_diff_steps'], 2)}{_diff_bracket(v['delay_diff_interval'], 2)}",
+                        _signed(v["time_constant_diff_steps"], 2) + _diff_bracket(v["time_constant_diff_interval"], 2),
                     ]
                 else:
                     row += ["not measured", "not measured"]
             rows.append(row)
+    return header, rows, sequential
+
+
+def variants_lines(r: Results) -> list[str]:
+    """GAP's paired comparison of each variant with its original (`variants`), as Markdown lines."""
+    found = r.extra.get("variants")
+    if not found:
+        return []
+
+    header, rows, sequential = variants_table(found)
+    entries = [v for by_kind in found.values() for v in by_kind.values()]
     notes = sorted({v["dynamics_diff_note"] for k in found.values() for v in k.values() if "dynamics_diff_note" in v})
     return [
         "Variants (GAP, docs/variants.md): each variant minus its original on the same rows; the interval is the "
@@ -354,11 +340,52 @@ def variants_lines(r: Results) -> list[str]:
             else ""
         ),
         "",
+        *[f"- {line}" for line in pooled_lines(r)],
+        *([""] if r.extra.get("variants_pooled") else []),
         *evidence_lines(entries),
         "",
         *_table(header, rows),
         *([""] + [f"- {note}" for note in notes] if notes else []),
     ]
+
+
+def pooled_text(kind: str, pooled: Mapping[str, Any]) -> str:
+    """GAP's headline for one kind: 'GS -50.0 pp [-51.2, -48.8] (MB-Core, variant minus original, mean
+    over 2 families; 95 % paired t interval over 12 sweeps)'; pp: percentage points of MB-Core."""
+    diff, interval = pooled["mb_core_diff"], pooled["mb_core_diff_interval"]
+    points = "n/a" if diff is None else signed_text(100 * diff, 1)
+    families = len(pooled["families"])
+    n, unit = pooled["n_units"], pooled["unit"]
+    over = f"{n:,} {unit}{'s' if n != 1 and unit != 'mixed' else ''}" if unit != "mixed" else f"{n:,} units"
+    if interval:
+        bracket = f"[{signed_text(100 * interval[0], 1)}, {signed_text(100 * interval[1], 1)}]"
+        said = f"95 % paired t interval over {over}"
+    else:
+        bracket, said = "[no interval]", f"no interval: {pooled.get('no_interval')}"
+    return (
+        f"{kind} {points} pp {bracket} (MB-Core, variant minus original, in percentage points, mean over "
+        f"{families} famil{'y' if families == 1 else 'ies'}; {said})"
+    )
+
+
+def pooled_headline(r: Results) -> str | None:
+    """GAP's headline in one line: 'DL 0.0 pp [0.0, 0.0]; ...; GS -50.0 pp [-51.2, -48.8] (MB-Core,
+    variant minus original, in percentage points, ...)': each kind's number, then what they are once."""
+    pooled = r.extra.get("variants_pooled", {})
+    if not pooled:
+        return None
+    said = [pooled_text(kind, p) for kind, p in pooled.items()]
+    numbers = "; ".join(text.split(" (MB-Core, ")[0] for text in said)
+    what = {text.split(" (MB-Core, ", 1)[1] for text in said}
+    # One kind's explanation stands for all when they agree (they do when every kind has its intervals).
+    return f"{numbers} (MB-Core, {what.pop()}" if len(what) == 1 else "; ".join(said)
+
+
+def pooled_lines(r: Results) -> list[str]:
+    """GAP's headline per variant kind, pooled over the families (`variants_pooled`); none for a
+    document scored before it was computed (its per-family differences are still shown)."""
+    pooled = r.extra.get("variants_pooled", {})
+    return [pooled_text(kind, p) for kind, p in pooled.items()]
 
 
 def variants_evidence(r: Results) -> list[str]:
@@ -391,14 +418,15 @@ def exact_units_text(v: Mapping[str, Any]) -> str:
     return f"{v['units_exact_original']}/{n} -> {v['units_exact_variant']}/{n}"
 
 
-def mcnemar_text(v: Mapping[str, Any]) -> str:
+def mcnemar_text(v: Mapping[str, Any], bold: bool = True) -> str:
     """'**0.0078** (0.0781) [7/0]': the raw p, bold when the Holm-adjusted one (in brackets) is below
-    0.05, and the discordant units (only the original exact / only the variant exact)."""
+    0.05, and the discordant units (only the original exact / only the variant exact); plain text
+    (`bold` False) marks it with '*'."""
     holm = v.get("mcnemar_p_holm")
     raw = p_text(v["mcnemar_p"])
     if holm is None:
         return raw
-    shown = f"**{raw}**" if holm < 0.05 else raw
+    shown = raw if holm >= 0.05 else f"**{raw}**" if bold else f"{raw}*"
     return f"{shown} ({p_text(holm)}) [{v['only_original_exact']}/{v['only_variant_exact']}]"
 
 
@@ -535,6 +563,32 @@ def _db_text(x: Any) -> str:
     return _num(x, 1)
 
 
+#: A multi-tone level this far under its family's truncation floor is the rounding of the answers'
+#: sixth decimal, not a reading (the exact answers' two-tone "added" read -458.3 dB): it is said
+#: "below the floor". So is a level of exactly zero power, which has no dB (null in the document).
+BELOW_FLOOR_DB = 20.0
+BELOW_FLOOR = "below the floor"
+
+
+def level_text(x: Any, floor_db: Any, unit: str = "") -> str:
+    """A multi-tone level (dB) as a reader takes it: its value (with `unit`), or "below the floor"
+    when it is more than BELOW_FLOOR_DB under `floor_db` or is exactly zero (null)."""
+    missing = x is None or (isinstance(x, float) and math.isnan(x))  # null reads back as NaN
+    floor = None if floor_db is None or (isinstance(floor_db, float) and math.isnan(floor_db)) else floor_db
+    if missing or (floor is not None and x < floor - BELOW_FLOOR_DB):
+        return BELOW_FLOOR
+    return _db_text(x) + unit
+
+
+def _stochastic_text(m: Mapping[str, Any], stochastic_db: Any) -> str:
+    """A BLA line's stochastic distortion: 'not detected' where the spread across realizations is no
+    more than the noise (zero beyond it: null), n/a where the noise was not measured, else its level."""
+    missing = stochastic_db is None or (isinstance(stochastic_db, float) and math.isnan(stochastic_db))
+    if missing:
+        return "not detected" if (m.get("noise") or {}).get("measured") else "n/a (noise not measured)"
+    return level_text(stochastic_db, m["floor_db"])
+
+
 def _noise_text(m: Mapping[str, Any], noise_db: Any) -> str:
     """A BLA line's noise: 'none' where every period was answered alike (exactly zero, no dB), else
     the level, or n/a where no realization had two periods to compare."""
@@ -605,6 +659,39 @@ def _multitone_tests_lines(families: dict[str, Any]) -> list[str]:
     return [said + ".", ""]
 
 
+#: The multi-tone verdicts' columns, report.md's and the console's.
+MULTITONE_HEADER = [
+    "family",
+    "verdict",
+    "distortion (dB)",
+    "even added (dB)",
+    "odd added (dB)",
+    "noise",
+    "floor (dB)",
+    "beyond the noise",
+    "memory",
+]
+
+
+def multitone_table(families: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the multi-tone verdicts, one row a family measured."""
+    rows = [
+        [
+            family,
+            m["verdict"],
+            level_text(m["distortion_db"], m["floor_db"]),
+            level_text(m["even_added_db"], m["floor_db"]),
+            level_text(m["odd_added_db"], m["floor_db"]),
+            family_noise_text(m),
+            _db_text(m["floor_db"]),
+            detected_text(m),
+            memory_text(m["memory"]),
+        ]
+        for family, m in families.items()
+    ]
+    return MULTITONE_HEADER, rows
+
+
 def multitone_lines(r: Results) -> list[str]:
     """The multi-tone measurement (`multitone` of scores.json, docs/multitone.md) as Markdown."""
     reading = r.extra.get("multitone")
@@ -612,46 +699,26 @@ def multitone_lines(r: Results) -> list[str]:
         return []
     families = reading["families"]
     overall = reading.get("summary", {}).get("distortion_db")
+    # The overall level is below the floor only where it is under every family's.
+    floors = [f for m in families.values() if isinstance(f := m["floor_db"], (int, float)) and math.isfinite(f)]
+    highest_floor = max(floors, default=None)
     out = [
         "### Multi-tone measurement",
         "",
         "Best linear approximation (BLA) from the odd random-phase multisine, the distortion the model adds at the "
         "even and odd detection lines beyond the exact answers' own content passed through its BLA, and the "
         "two-tone products (docs/multitone.md). Levels in dB relative to the exact answers' mean level at the "
-        f"excited lines. Overall distortion: {_db_text(overall)} dB (exact answers read the truncation floor).",
+        f"excited lines. Overall distortion: {level_text(overall, highest_floor, ' dB')} (exact answers read the "
+        "truncation floor).",
         "",
         *_multitone_tests_lines(families),
-        *_table(
-            [
-                "family",
-                "verdict",
-                "distortion (dB)",
-                "even added (dB)",
-                "odd added (dB)",
-                "noise",
-                "floor (dB)",
-                "beyond the noise",
-                "memory",
-            ],
-            [
-                [
-                    family,
-                    m["verdict"],
-                    _db_text(m["distortion_db"]),
-                    _db_text(m["even_added_db"]),
-                    _db_text(m["odd_added_db"]),
-                    family_noise_text(m),
-                    _db_text(m["floor_db"]),
-                    detected_text(m),
-                    memory_text(m["memory"]),
-                ]
-                for family, m in families.items()
-            ],
-        ),
+        *_table(*multitone_table(families)),
         "",
         "BLA at the excited lines, with 95 % intervals over the question x realization experiments; noise is the "
         "spread across periods of one realization (none: every period answered alike, as a deterministic model "
-        "does), stochastic distortion the spread across realizations beyond it:",
+        "does), stochastic distortion the spread across realizations beyond it (not detected: no more than the "
+        f"noise); a level more than {BELOW_FLOOR_DB:g} dB under the truncation floor is {BELOW_FLOOR} (rounding of "
+        "the sixth decimal, not a reading):",
         "",
     ]
     rows = []
@@ -665,17 +732,17 @@ def multitone_lines(r: Results) -> list[str]:
                     f"{_num(line['gain'], 4)} [{_num(iv['gain_low'], 4)}, {_num(iv['gain_high'], 4)}]",
                     f"{_num(line['phase_deg'], 2)} [{_num(iv['phase_low_deg'], 2)}, {_num(iv['phase_high_deg'], 2)}]",
                     _noise_text(m, iv["noise_db"]),
-                    _db_text(iv["stochastic_db"]),
+                    _stochastic_text(m, iv["stochastic_db"]),
                 ]
             )
     out += _table(["family", "cycles", "gain", "phase (deg)", "noise (dB)", "stochastic (dB)"], rows)
-    two_tone = [(family, p) for family, m in families.items() for p in m.get("two_tone", [])]
+    two_tone = [(family, p, m["floor_db"]) for family, m in families.items() for p in m.get("two_tone", [])]
     if two_tone:
         out += [
             "",
-            "Two-tone: each tone and product, relative to the exact answers' tones (truth: their own content "
-            "there; error: answers minus exact answers; added: beyond the exact answers' content passed through "
-            "the BLA):",
+            "Two-tone: each tone and product, relative to the exact answers' tones (a tone to its own, so the exact "
+            "answers read 0.0 dB there; a product to both tones' power mean; truth: their own content there; "
+            "error: answers minus exact answers; added: beyond the exact answers' content passed through the BLA):",
             "",
             *_table(
                 ["family", "product", "cycles", "level (dB)", "truth (dB)", "error (dB)", "added (dB)"],
@@ -684,12 +751,12 @@ def multitone_lines(r: Results) -> list[str]:
                         family,
                         p["product"],
                         str(p["cycles"]),
-                        _db_text(p["level_db"]),
-                        _db_text(p["truth_level_db"]),
-                        _db_text(p["error_level_db"]),
-                        _db_text(p["added_db"]),
+                        *(
+                            level_text(p[k], floor)
+                            for k in ("level_db", "truth_level_db", "error_level_db", "added_db")
+                        ),
                     ]
-                    for family, p in two_tone
+                    for family, p, floor in two_tone
                 ],
             ),
         ]
@@ -969,9 +1036,13 @@ def _leaderboard_lines(results: list[Results], tests: list[dict[str, Any]]) -> l
 
 def _headline(r: Results) -> str:
     whose = "custom scoring, not the paper's" if method_note(r) else "the paper's"
+    # A paired release's overall leaves its variants out: they are compared with their originals.
+    plural = "family" if r.overall["num_families"] == 1 else "families"
+    over = f"original {plural}; the variants are read in pairs under Variants"
+    over = over if r.extra.get("variants") else "families"
     return (
         f"**MB-Core {interval_text(r, 'mb_core')}**, **MB-Plus {interval_text(r, 'mb_plus')}** "
-        f"({whose}; mean over {r.overall['num_families']} families). Calibrated: MB-Core "
+        f"({whose}; mean over {r.overall['num_families']} {over}). Calibrated: MB-Core "
         f"{interval_text(r, 'mb_core_calibrated')}, MB-Plus {interval_text(r, 'mb_plus_calibrated')}."
         + (f" Brackets: {brackets(r)}." if "intervals" in r.extra else "")
     )
@@ -1039,12 +1110,14 @@ def _markdown(
         elif r.extra.get("multitone"):
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only; this multi-tone release "
-                "is read by its multisine and two-tone rows below."
+                "is read by its multisine and two-tone rows below (tables `multitone_lines.csv` and "
+                "`two_tone.csv`; no `sweeps.csv` or `frequency_summary.csv`, which hold sinusoid sweeps)."
             )
         else:
             lines.append(
                 "No sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only, so this file has none; "
-                "its chirp and step rows are measured below."
+                "its chirp and step rows are measured below (no `sweeps.csv` or `frequency_summary.csv`, which hold "
+                "sinusoid sweeps)."
             )
         said_multitone = multitone_lines(r)
         if said_multitone:

@@ -35,14 +35,11 @@ from ..ranking import conditions_label, groups, unranked
 from ..results import Results, from_document
 from .comparison import describe
 from .files import (
-    CHIRP_FILE,
     FAMILY_COLUMNS,
     LEADERBOARD_FILE,
     RESULTS_FILE,
     SCORES_FILE,
-    STEP_FILE,
-    SUMMARY_FILE,
-    SWEEPS_FILE,
+    table_files,
     write_tables,
 )
 from .report import (
@@ -55,18 +52,20 @@ from .report import (
     detected_text,
     diagnostics_lines,
     evidence_lines,
-    exact_units_text,
     family_noise_text,
     interval_notes,
     interval_text,
     leaderboard,
-    mcnemar_text,
     memory_text,
+    multitone_table,
     na_notes,
+    pooled_headline,
     provenance_lines,
     repeatability_text,
     saved_documents,
+    variants_table,
 )
+from .text import value_text as _num
 
 #: Gains below this are not drawn on the log axis (as in the report's Bode plot).
 GAIN_FLOOR = 1e-3
@@ -95,12 +94,6 @@ def _slug(text: str, taken: set[str]) -> str:
         slug = file_name(f"{text}\x00{n}")
     taken.add(slug)
     return slug
-
-
-def _num(x: Any, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
 
 
 def _value(x: Any) -> Any:
@@ -160,7 +153,11 @@ def _plot(
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "xanchor": "left", "yanchor": "bottom"},
         "hovermode": "closest",
     }
-    spec = {"data": data, "layout": {**base, **layout}}
+    # Every axis: plain tick labels (plotly's default SI prefixes read a phase of 4e-13 degrees as
+    # "400f"), and room for its tick labels made before its title is placed (automargin), so a
+    # title never sits on wide labels such as "0.9998".
+    axes = {k: {"exponentformat": "none", "automargin": True, **v} for k, v in layout.items() if k[1:5] == "axis"}
+    spec = {"data": data, "layout": {**base, **layout, **axes}}
     text = script_json(spec)
     return {"id": pid, "caption": caption, "alt": alt, "json": text, "toggle": toggle}
 
@@ -182,6 +179,41 @@ def _ideal(y: float) -> dict[str, Any]:
     """The ideal value (gain 1, phase error 0) as a dashed line across the plot."""
     line = {"color": "grey", "dash": "dash", "width": 1}
     return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y, "line": line}
+
+
+Traces = list[dict[str, Any]]
+
+
+def _drawn(traces: Traces) -> list[float]:
+    """Every value the traces draw: each point and each end of its error bar."""
+    values: list[float] = []
+    for t in traces:
+        ys = t.get("y") or []
+        bars = t.get("error_y") or {}
+        above = bars.get("array") or [0.0] * len(ys)
+        below = bars.get("arrayminus") or above
+        for y, a, b in zip(ys, above, below, strict=True):
+            if y is not None and math.isfinite(y):
+                values += [y, y + (a or 0.0), y - (b or 0.0)]
+    return values
+
+
+def _span(traces: Traces, ideal: float, half_span: float) -> list[float]:
+    """A linear axis' range from what the traces draw, never narrower than ideal +- half_span (as the
+    report's figures): the exact answers' phase of 1e-13 degrees is rounding, not a curve to fill the
+    plot with."""
+    values = _drawn(traces)
+    lo, hi = min([ideal - half_span, *values]), max([ideal + half_span, *values])
+    pad = 0.08 * (hi - lo)
+    return [lo - pad, hi + pad]
+
+
+def _log_span(traces: Traces) -> list[float]:
+    """A log gain axis' range (log10 units) as the report's Bode figure draws it: at least 0.8 to
+    1.25, with a margin of 1.3 times either way."""
+    values = [v for v in _drawn(traces) if v > 0]
+    lo, hi = min([0.8, *values]) / 1.3, max([1.25, *values]) * 1.3
+    return [math.log10(lo), math.log10(hi)]
 
 
 #: plotly.js's default colours, set on each curve so a fitted overlay wears its measured curve's.
@@ -211,9 +243,6 @@ def _with_gaps(x: list[float], phases: list[float]) -> tuple[list[float | None],
         xs.append(f)
         ys.append(round(p, 4))
     return xs, ys
-
-
-Traces = list[dict[str, Any]]
 
 
 def _overlay_traces(name: str, d: Mapping[str, Any], color: str, frequencies: list[float]) -> tuple[Traces, Traces]:
@@ -286,6 +315,8 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
         "title": {"text": "cycles per 64 steps"},
     }
     names = ", ".join(dict.fromkeys(name for name, _, _ in curves))
+    gain_traces = [{k: v for k, v in t.items() if v is not None} for t in gain] + fitted_gain
+    phase_traces = [{k: v for k, v in t.items() if v is not None} for t in phase] + fitted_phase
     toggle = (
         {
             "targets": f"{pid}-gain {pid}-phase",
@@ -303,10 +334,14 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
             "computed. The numbers are in the tables below."
             + (" Dashed: the fitted delay; dotted: the fitted low-pass (shown with the toggle)." if toggle else ""),
             f"Bode gain plot of {names}: gain against frequency on log axes",
-            [{k: v for k, v in t.items() if v is not None} for t in gain] + fitted_gain,
+            gain_traces,
             {
                 "xaxis": xaxis,
-                "yaxis": {"type": "log", "title": {"text": "gain (model / truth swing)"}},
+                "yaxis": {
+                    "type": "log",
+                    "range": _log_span(gain_traces),
+                    "title": {"text": "gain (model / truth swing)"},
+                },
                 "shapes": [_ideal(1.0)],
             },
             toggle,
@@ -316,8 +351,12 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
             "Phase error against frequency (degrees; below 0 = lag), with 95 % intervals over sweeps when computed."
             + (" Dashed: the fitted delay; dotted: the fitted low-pass." if toggle else ""),
             f"Bode phase plot of {names}: phase error in degrees against frequency",
-            [{k: v for k, v in t.items() if v is not None} for t in phase] + fitted_phase,
-            {"xaxis": xaxis, "yaxis": {"title": {"text": "phase error (deg)"}}, "shapes": [_ideal(0.0)]},
+            phase_traces,
+            {
+                "xaxis": xaxis,
+                "yaxis": {"range": _span(phase_traces, 0.0, 10.0), "title": {"text": "phase error (deg)"}},
+                "shapes": [_ideal(0.0)],
+            },
         ),
     ]
 
@@ -373,7 +412,7 @@ def _transient_plots(r: Results, pid: str) -> list[dict[str, Any]]:
                 data,
                 {
                     "xaxis": {"type": "log", "title": {"text": "cycles per 64 steps"}},
-                    "yaxis": {"title": {"text": "gain"}},
+                    "yaxis": {"range": _span(data, 1.0, 0.1), "title": {"text": "gain"}},
                 },
             )
         )
@@ -383,12 +422,6 @@ def _transient_plots(r: Results, pid: str) -> list[dict[str, Any]]:
 def _level(x: Any) -> float | None:
     """A multi-tone level or reading for a trace: None (drawn as nothing) for n/a, read back as NaN."""
     return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else None
-
-
-def _db_of_gain(gain: Any) -> float | None:
-    """A BLA gain in dB (20 log10); None where the gain is n/a or not positive (no dB to draw)."""
-    g = _level(gain)
-    return 20 * math.log10(g) if g is not None and g > 0 else None
 
 
 def _interval_bars(values: list[float | None], lows: list[float | None], highs: list[float | None]) -> dict[str, Any]:
@@ -413,35 +446,54 @@ def _silent(m: Mapping[str, Any], key: str) -> bool:
     return key == "noise_db" and m.get("periods_identical") is True
 
 
+#: The BLA plot's three stacked axes (plotly domains): the gain, the phase, the levels in dB.
+_BLA_DOMAINS = {"yaxis": [0.72, 1.0], "yaxis2": [0.43, 0.64], "yaxis3": [0.0, 0.35]}
+#: The levels' axis reaches this far below the truncation floor (the report's figure does the same).
+_BELOW_FLOOR_SHOWN_DB = 25.0
+
+
 def _bla_plot(family: str, m: Mapping[str, Any], pid: str) -> dict[str, Any]:
-    """One family's BLA as system identification draws it: on the upper axes the gain (dB) at the
-    excited lines with its 95 % interval, the noise and stochastic levels there, the distortion the
-    model adds at the even and odd detection lines and the truncation floor; on the lower axes the
-    BLA's phase with its interval. All in dB re the exact answers' mean level at the excited lines."""
+    """One family's BLA as system identification draws it, on three axes: the gain (linear) and the
+    phase at the excited lines, each with its 95 % interval (never narrower than 1 +- 0.05 and +-5
+    degrees), then the levels in dB re the exact answers' mean level at the excited lines: noise and
+    stochastic distortion there, the distortion the model adds at the even and odd detection lines,
+    the noise measured at those lines and the truncation floor."""
     excited = [line for line in m["lines"] if line["kind"] == "excited"]
     intervals = m["bla_intervals"]
     x = [line["cycles"] for line in excited]
-    gain_db = [_db_of_gain(line["gain"]) for line in excited]
-    low_db = [_db_of_gain(iv["gain_low"]) for iv in intervals]
-    high_db = [_db_of_gain(iv["gain_high"]) for iv in intervals]
+    gain = [_level(line["gain"]) for line in excited]
+    gain_low = [_level(iv["gain_low"]) for iv in intervals]
+    gain_high = [_level(iv["gain_high"]) for iv in intervals]
     phase = [_level(line["phase_deg"]) for line in excited]
     phase_low = [_level(iv["phase_low_deg"]) for iv in intervals]
     phase_high = [_level(iv["phase_high_deg"]) for iv in intervals]
-    data: Traces = [
-        {
-            "x": x,
-            "y": gain_db,
-            "name": plain("BLA gain (dB)"),
-            "meta": "gain",
-            "type": "scatter",
-            "mode": "lines+markers",
-            "line": {"color": PALETTE[0]},
-            "error_y": _interval_bars(gain_db, low_db, high_db),
-            "hovertemplate": _MT_HOVER,
-        }
-    ]
+    gain_trace = {
+        "x": x,
+        "y": gain,
+        "name": plain("BLA gain"),
+        "meta": "gain",
+        "type": "scatter",
+        "mode": "lines+markers",
+        "line": {"color": PALETTE[0]},
+        "error_y": _interval_bars(gain, gain_low, gain_high),
+        "hovertemplate": "%{fullData.name}<br>line %{x}: %{y:.6f}<extra></extra>",
+    }
+    phase_trace = {
+        "x": x,
+        "y": phase,
+        "name": plain("BLA phase (deg)"),
+        "meta": "phase",
+        "type": "scatter",
+        "mode": "lines+markers",
+        "yaxis": "y2",
+        "line": {"color": PALETTE[0]},
+        "showlegend": False,
+        "error_y": _interval_bars(phase, phase_low, phase_high),
+        "hovertemplate": "%{fullData.name}<br>line %{x}: %{y:.4f} deg<extra></extra>",
+    }
+    levels: Traces = []
     for i, (key, name, symbol) in enumerate(_MT_LEVELS):
-        data.append(
+        levels.append(
             {
                 "x": [iv["cycles"] for iv in intervals],
                 "y": [_level(iv[key]) for iv in intervals],
@@ -455,7 +507,7 @@ def _bla_plot(family: str, m: Mapping[str, Any], pid: str) -> dict[str, Any]:
         )
     for i, (kind, name, symbol) in enumerate(_MT_ADDED):
         detect = [line for line in m["lines"] if line["kind"] == kind]
-        data.append(
+        levels.append(
             {
                 "x": [line["cycles"] for line in detect],
                 "y": [_level(line["added_db"]) for line in detect],
@@ -469,53 +521,65 @@ def _bla_plot(family: str, m: Mapping[str, Any], pid: str) -> dict[str, Any]:
         )
     every = [line["cycles"] for line in m["lines"]]
     floor = _level(m["floor_db"])
-    if floor is not None and every:
-        # A trace, not a shape: named in the legend and hoverable like the levels it bounds.
-        data.append(
-            {
-                "x": [min(every), max(every)],
-                "y": [floor, floor],
-                "name": plain("truncation floor (exact answers)"),
-                "meta": "floor_db",
-                "type": "scatter",
-                "mode": "lines",
-                "line": {"color": "grey", "dash": "dash", "width": 1},
-                "hovertemplate": "%{fullData.name}: %{y:.1f} dB<extra></extra>",
-            }
-        )
-    data.append(
-        {
-            "x": x,
-            "y": phase,
-            "name": plain("BLA phase (deg)"),
-            "meta": "phase",
-            "type": "scatter",
-            "mode": "lines+markers",
-            "xaxis": "x",
-            "yaxis": "y2",
-            "line": {"color": PALETTE[0]},
-            "error_y": _interval_bars(phase, phase_low, phase_high),
-            "hovertemplate": "%{fullData.name}<br>line %{x}: %{y:.2f} deg<extra></extra>",
-        }
-    )
+    noise = _level((m.get("noise") or {}).get("level_db"))
+    # Traces, not shapes: named in the legend and hoverable like the levels they bound.
+    for value, meta, name, dash in (
+        (noise, "noise_level_db", "measured noise (detection lines)", "dot"),
+        (floor, "floor_db", "truncation floor (exact answers)", "dash"),
+    ):
+        if value is not None and every:
+            levels.append(
+                {
+                    "x": [min(every), max(every)],
+                    "y": [value, value],
+                    "name": plain(name),
+                    "meta": meta,
+                    "type": "scatter",
+                    "mode": "lines",
+                    "line": {"color": "black" if dash == "dot" else "grey", "dash": dash, "width": 1},
+                    "hovertemplate": "%{fullData.name}: %{y:.1f} dB<extra></extra>",
+                }
+            )
+    for trace in levels:
+        trace["yaxis"] = "y3"
+    shown = [v for v in _drawn(levels) if floor is None or v >= floor - _BELOW_FLOOR_SHOWN_DB]
+    bottom = (floor if floor is not None else min([0.0, *shown])) - _BELOW_FLOOR_SHOWN_DB
     ticks = sorted(set(every))
+    xaxis = {"tickvals": ticks, "ticktext": [str(k) for k in ticks], "matches": "x3", "showticklabels": False}
     return _plot(
         pid,
-        f"{family}: {m['verdict']}. Best linear approximation from the odd random-phase multisine (upper: gain in dB "
-        "with 95 % intervals, and the levels at each line, dB re the exact answers' mean level at the excited lines; "
-        "lower: phase in degrees with 95 % intervals). The numbers are in report.md and the results document.",
-        f"Multi-tone plot of {family}: BLA gain and distortion levels in dB, and BLA phase in degrees, by line",
-        data,
+        f"{family}: {m['verdict']}. Best linear approximation from the odd random-phase multisine (top: gain, "
+        "middle: phase in degrees, each with 95 % intervals; bottom: the levels at each line in dB re the exact "
+        f"answers' mean level at the excited lines, down to {_BELOW_FLOOR_SHOWN_DB:g} dB below the truncation "
+        "floor). The numbers are in report.md and the results document.",
+        f"Multi-tone plot of {family}: BLA gain and phase by line, and the distortion levels in dB",
+        [gain_trace, {**phase_trace, "xaxis": "x2"}, *({**t, "xaxis": "x3"} for t in levels)],
         {
-            "xaxis": {
-                "anchor": "y2",
+            "height": 620,
+            "xaxis": {**xaxis, "anchor": "y"},
+            "xaxis2": {**xaxis, "anchor": "y2"},
+            "xaxis3": {
+                "anchor": "y3",
                 "tickvals": ticks,
                 "ticktext": [str(k) for k in ticks],
                 "title": {"text": "line (cycles per 64 steps)"},
             },
-            "yaxis": {"domain": [0.4, 1], "title": {"text": "level (dB)"}},
-            "yaxis2": {"domain": [0, 0.3], "title": {"text": "phase (deg)"}},
-            "shapes": [{**_ideal(0.0), "yref": "y"}, {**_ideal(0.0), "yref": "y2"}],
+            "yaxis": {
+                "domain": _BLA_DOMAINS["yaxis"],
+                "range": _span([gain_trace], 1.0, 0.05),
+                "title": {"text": "BLA gain"},
+            },
+            "yaxis2": {
+                "domain": _BLA_DOMAINS["yaxis2"],
+                "range": _span([phase_trace], 0.0, 5.0),
+                "title": {"text": "phase (deg)"},
+            },
+            "yaxis3": {
+                "domain": _BLA_DOMAINS["yaxis3"],
+                "range": [bottom, max([0.0, *shown]) + 5],
+                "title": {"text": "level (dB)"},
+            },
+            "shapes": [{**_ideal(1.0), "yref": "y"}, {**_ideal(0.0), "yref": "y2"}],
         },
     )
 
@@ -529,9 +593,10 @@ _TWO_TONE_LEVELS = (
 )
 
 
-def _two_tone_plot(family: str, products: Sequence[Mapping[str, Any]], pid: str) -> dict[str, Any]:
+def _two_tone_plot(family: str, products: Sequence[Mapping[str, Any]], pid: str, floor: float | None) -> dict[str, Any]:
     """One family's two-tone spectrum: at each tone and product, the answers' level, the exact
-    answers' own, the error's and what the model adds, in dB re the exact answers' tones."""
+    answers' own, the error's and what the model adds, in dB re the exact answers' tones, down to
+    25 dB below the family's truncation `floor` (a level further down is rounding, not a product)."""
     x = [p["cycles"] for p in products]
     names = [plain(p["product"]) for p in products]
     data = [
@@ -549,11 +614,13 @@ def _two_tone_plot(family: str, products: Sequence[Mapping[str, Any]], pid: str)
         for i, (key, name, symbol) in enumerate(_TWO_TONE_LEVELS)
     ]
     order = sorted(range(len(products)), key=lambda i: x[i])
+    shown = [v for v in _drawn(data) if floor is None or v >= floor - _BELOW_FLOOR_SHOWN_DB]
+    bottom = (floor if floor is not None else min([0.0, *shown])) - _BELOW_FLOOR_SHOWN_DB
     return _plot(
         pid,
         f"{family}: two-tone spectrum. Each tone and harmonic or intermodulation product at its own line, in dB re "
         "the exact answers' tones: the answers, the exact answers' own content, the error, and what the model adds "
-        "beyond the exact answers' content passed through its BLA.",
+        "beyond the exact answers' content passed through its BLA; down to 25 dB below the truncation floor.",
         f"Two-tone spectrum of {family}: levels in dB at each tone and product",
         data,
         {
@@ -564,7 +631,7 @@ def _two_tone_plot(family: str, products: Sequence[Mapping[str, Any]], pid: str)
                 "automargin": True,
                 "title": {"text": "product (line, cycles per 64 steps)"},
             },
-            "yaxis": {"title": {"text": "level (dB)"}},
+            "yaxis": {"range": [bottom, max([0.0, *shown]) + 5], "title": {"text": "level (dB)"}},
             "margin": {"t": 10, "r": 10, "l": 60, "b": 110},
         },
     )
@@ -579,7 +646,7 @@ def multitone_plots(r: Results, pid: str) -> list[dict[str, Any]]:
     for n, (family, m) in enumerate(families.items()):
         plots.append(_bla_plot(family, m, f"{pid}-{n}-bla"))
         if m.get("two_tone"):
-            plots.append(_two_tone_plot(family, m["two_tone"], f"{pid}-{n}-two-tone"))
+            plots.append(_two_tone_plot(family, m["two_tone"], f"{pid}-{n}-two-tone", _level(m["floor_db"])))
     return plots
 
 
@@ -618,28 +685,51 @@ def _multitone_table(r: Results) -> dict[str, Any] | None:
 
 
 def _variants_table(r: Results) -> dict[str, Any] | None:
-    """GAP's paired comparison (report.md's variants table), its evidence said in units."""
+    """GAP's paired comparison: report.md's variants table, its evidence said in units, its headline
+    per variant kind pooled over the families above it (an adjusted McNemar p below 0.05 marked '*')."""
     found = r.extra.get("variants", {})
     entries = [v for by_kind in found.values() for v in by_kind.values()]
     if not entries:
         return None
+    header, rows, _ = variants_table(found, bold=False)
+    diffs = [v["mb_core_diff"] for by_kind in found.values() for v in by_kind.values()]
     return {
         "id": "variants",
         "title": "Variants (GAP): each variant minus its original on the same rows",
-        "note": " ".join(evidence_lines(entries)).replace("`", ""),
-        "header": ["family", "variant", "MB-Core diff", "exact units", "McNemar p (Holm) [discordant]"],
+        "note": " ".join([f"{pooled_headline(r)}." if r.extra.get("variants_pooled") else "", *evidence_lines(entries)])
+        .strip()
+        .replace("`", "")
+        .replace("bold marks", "* marks"),
+        "header": header,
         "rows": [
-            [
-                _cell(original),
-                _cell(kind),
-                _cell(_num(v["mb_core_diff"]), v["mb_core_diff"], numeric=True),
-                _cell(exact_units_text(v)),
-                _cell(mcnemar_text(v).replace("**", "")),
-            ]
-            for original, by_kind in found.items()
-            for kind, v in by_kind.items()
+            [_cell(text, diff, numeric=True) if j == 3 else _cell(text) for j, text in enumerate(row)]
+            for row, diff in zip(rows, diffs, strict=True)
         ],
     }
+
+
+def paired_plots(r: Results) -> list[dict[str, Any]]:
+    """Each original's Bode curves beside its variants' (one pair of plots an original): what a
+    renaming or a new setting does to the gain and phase, frequency by frequency."""
+    found = r.extra.get("variants", {})
+    out = []
+    for n, (original, by_kind) in enumerate(found.items()):
+        curves = [(original, r, original)] + [(f"{kind}: {v['family']}", r, v["family"]) for kind, v in by_kind.items()]
+        out += bode_plots([c for c in curves if c[2] in r.families], f"paired-{n}")
+    return out
+
+
+def _multitone_comparison(results: list[Results]) -> dict[str, Any] | None:
+    """Multi-tone submissions side by side: one row a submission's family, report.md's verdict columns."""
+    measured = [r for r in results if r.extra.get("multitone", {}).get("families")]
+    if not measured:
+        return None
+    header: list[str] = []
+    rows: list[list[str]] = []
+    for r in measured:
+        header, table = multitone_table(r.extra["multitone"]["families"])
+        rows += [[r.label, *row] for row in table]
+    return {"header": ["submission", *header], "rows": [[_cell(text) for text in row] for row in rows]}
 
 
 def _family_table(r: Results, root: str) -> dict[str, Any]:
@@ -686,9 +776,9 @@ def _frequency_table(r: Results) -> dict[str, Any]:
 
 def _bracketed(value: float, interval: Sequence[float | None] | None, digits: int) -> str:
     if not interval:
-        return f"{value:.{digits}f}"
-    high = "no bound" if interval[1] is None else f"{interval[1]:.{digits}f}"
-    return f"{value:.{digits}f} [{interval[0]:.{digits}f}, {high}]"
+        return _num(value, digits)
+    high = "no bound" if interval[1] is None else _num(interval[1], digits)
+    return f"{_num(value, digits)} [{_num(interval[0], digits)}, {high}]"
 
 
 #: What the Dynamics table's columns mean (report.md's How to read says it at length).
@@ -727,8 +817,8 @@ def _dynamics_table(r: Results) -> dict[str, Any] | None:
                     numeric=True,
                 ),
                 _cell(_bracketed(d["low_pass_a"], d["low_pass_a_interval"], 3), d["low_pass_a"], numeric=True),
-                _cell(f"{d['delay_residual']:.3f}", d["delay_residual"], numeric=True),
-                _cell(f"{d['low_pass_residual']:.3f}", d["low_pass_residual"], numeric=True),
+                _cell(_num(d["delay_residual"], 3), d["delay_residual"], numeric=True),
+                _cell(_num(d["low_pass_residual"], 3), d["low_pass_residual"], numeric=True),
             ]
         )
     return {
@@ -748,9 +838,7 @@ def _dynamics_table(r: Results) -> dict[str, Any] | None:
 
 
 def _downloads(slug: str, r: Results) -> list[dict[str, Any]]:
-    files = [RESULTS_FILE, SCORES_FILE, SWEEPS_FILE, SUMMARY_FILE]
-    files += [CHIRP_FILE] if len(r.chirp) else []
-    files += [STEP_FILE] if len(r.step) else []
+    files = [RESULTS_FILE, SCORES_FILE, *table_files(r)]
     return [{"text": name, "href": f"../data/{slug}/{name}", "download": True} for name in files]
 
 
@@ -856,6 +944,7 @@ class _Site:
             groups=shown_groups,
             unranked=gone,
             columns=columns,
+            multitone=_multitone_comparison(results),
         )
 
     def submission(self, e: _Entry) -> None:
@@ -947,6 +1036,23 @@ class _Site:
                     "pre": None,
                 }
             )
+        if r.extra.get("variants"):
+            sections.insert(
+                0,
+                {
+                    "id": "paired",
+                    "title": "Read in pairs (GAP)",
+                    "entries": [
+                        {
+                            "text": "Each original beside its variants: the paired table with the McNemar counts, "
+                            "and their Bode curves on the same axes",
+                            "href": f"../paired/{e.slug}.html",
+                            "download": False,
+                        }
+                    ],
+                    "pre": None,
+                },
+            )
         sections.append({"id": "files", "title": "Downloads", "entries": _downloads(e.slug, r), "pre": None})
         self.page(
             f"submissions/{e.slug}.html",
@@ -961,6 +1067,40 @@ class _Site:
             figures=figures,
             tables=tables,
             sections=sections,
+        )
+
+    def paired(self, e: _Entry) -> None:
+        """A paired release's own page: GAP's headline per variant kind, the paired table, and each
+        original's Bode curves beside its variants'."""
+        r = e.results
+        table = _variants_table(r)
+        if table is None:
+            return
+        figures = paired_plots(r)
+        self.page(
+            f"paired/{e.slug}.html",
+            "submission.html",
+            "../",
+            f"{r.label}: read in pairs (GAP)",
+            plots=bool(figures),
+            headline=pooled_headline(r),
+            alerts=[],
+            examples=[],
+            notes=[
+                f"The overall on the leaderboard is over the {r.overall['num_families']} original "
+                f"{'family' if r.overall['num_families'] == 1 else 'families'}; each "
+                "variant is read here against its original, on the same rows (docs/variants.md).",
+            ],
+            figures=figures,
+            tables=[table],
+            sections=[
+                {
+                    "id": "back",
+                    "title": "The submission",
+                    "entries": [{"text": r.label, "href": f"../submissions/{e.slug}.html", "download": False}],
+                    "pre": None,
+                }
+            ],
         )
 
     def sweeps(self, e: _Entry, steps: int, mid_band: str) -> None:
@@ -1089,6 +1229,7 @@ def build_site(folders: list[Path], out: Path) -> Path:
         mid_band = " and ".join(f"{f:g}" for f in bands[0])
         for e in entries:
             site.submission(e)
+            site.paired(e)
             site.sweeps(e, lay.time_steps, mid_band)
             site.data(e)
             # Its pages written, a submission's answers and document are not needed again.

@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..results import Results
-from .figures import _finish, _frequency_axis, _grid, save
+from .figures import _at_least, _finish, _frequency_axis, _grid, save
 from .files import VARIANTS_BODE, VARIANTS_FIGURE, FigureOptions, report_figures
 
 #: The order variants are drawn in, the original first.
@@ -57,6 +57,8 @@ def variants_bode_figure(results: list[Results]) -> Figure:
     found = r.extra.get("variants", {})
     frequencies = sorted({float(f) for f in r.summary["frequency_cycles"]})
     fig, axes = _grid(2, len(originals), f"Bode curves of each original and its variants: {r.label}", list(ORDER))
+    gains: list[float] = []
+    phases: list[float] = []
     for col, original in enumerate(originals):
         families = {"original": original, **{k: e["family"] for k, e in found.get(original, {}).items()}}
         for kind in ORDER:
@@ -67,9 +69,15 @@ def variants_bode_figure(results: list[Results]) -> Figure:
             style = {"linestyle": "--" if kind == "kernel" else "-", "marker": "o", "markersize": 3, "label": kind}
             axes[0][col].plot(x, data["gain"].astype(float), **style)
             axes[1][col].plot(x, data["phase_err_deg"].astype(float), **style)
+            gains += data["gain"].astype(float).tolist()
+            phases += data["phase_err_deg"].astype(float).tolist()
         for ax in axes[:, col]:
             _frequency_axis(ax, frequencies)
     _finish(fig, axes, originals, ["gain", "phase error (deg)"], "cycles per 64 steps")
+    # As the Bode plot's axes: the exact answers' gain 1 +- 1e-5 and phase 1e-13 degrees are rounding,
+    # not signal (they filled the panels, under a "1e-5+1" offset). Each row shares its y axis.
+    _at_least(axes[0][0], 1.0, 0.1, gains)
+    _at_least(axes[1][0], 0.0, 10.0, phases)
     return fig
 
 

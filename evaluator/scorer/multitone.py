@@ -3,7 +3,7 @@
 Pure numpy: each family's answered multi-tone sweeps in, one JSON-ready dict out (docs/multitone.md
 says what every number means). Spectra are line amplitudes, 2/T |DFT| at lines 1..highest; levels
 are in dB relative to one reference per family, the exact answers' mean amplitude at the excited
-lines (two-tone: at the two tones).
+lines (two-tone: the exact answers' rms at the tones, `two_tone`).
 
 - BLA at an excited line k: the mean over experiments (question x realization) of Y_i(k) / X_i(k),
   Y the model's answers averaged over the periods, X the exact answers; a 95 % interval from the
@@ -105,7 +105,11 @@ def _experiments(sweeps: Sequence[MultitoneSweep], signal: str, highest: int) ->
 
 def bla_at(lines: np.ndarray, G: np.ndarray, at: Sequence[int]) -> np.ndarray:
     """The BLA carried from its excited `lines` to `at`: log gain and unwrapped phase, linear between
-    lines and extrapolated from the nearest two beyond them (exact for a delay)."""
+    lines; beyond them the phase extrapolated from the nearest two (exact for a delay) and the gain
+    held at the nearest line's. Extrapolating a noisy log gain from two lines 2 apart out to line 31
+    multiplied it by up to e^40 (answers with noise above their signal's level read "distortion"
+    +70 dB: docs/calibration.md); held, a wrong gain costs at most its error times the exact
+    answers' own small content at that line."""
     logg, ph = np.log(np.abs(G)), np.unwrap(np.angle(G))
     out = []
     for k in at:
@@ -114,7 +118,8 @@ def bla_at(lines: np.ndarray, G: np.ndarray, at: Sequence[int]) -> np.ndarray:
             continue
         j = int(np.clip(np.searchsorted(lines, k) - 1, 0, len(lines) - 2))
         w = (k - lines[j]) / (lines[j + 1] - lines[j])
-        out.append(np.exp(logg[j] + w * (logg[j + 1] - logg[j]) + 1j * (ph[j] + w * (ph[j + 1] - ph[j]))))
+        held = min(max(w, 0.0), 1.0)
+        out.append(np.exp(logg[j] + held * (logg[j + 1] - logg[j]) + 1j * (ph[j] + w * (ph[j + 1] - ph[j]))))
     return np.array(out)
 
 
@@ -521,18 +526,25 @@ def two_tone(
     sweeps: Sequence[MultitoneSweep], plan: MultitonePlan, excited: np.ndarray, G: np.ndarray
 ) -> list[dict[str, Any]]:
     """Each tone's and product's levels relative to the exact answers' tones (added: beyond the exact
-    answers' own content at that line passed through the multisine's BLA)."""
+    answers' own content at that line passed through the multisine's BLA).
+
+    One convention, numerator and denominator alike: a level is an rms over the experiments, and
+    so is its reference, the exact answers' rms at the tones: a tone's own (so the exact answers
+    read 0.0 dB there, and the answers' tone reads as that tone's gain), both tones' together (their
+    power mean) for a product. An rms over a mean of magnitudes read the exact answers' tones +0.4 dB,
+    as the questions' sizes differ."""
     exps = _experiments(sweeps, TWO_TONE, plan.highest_line)
     if not exps:
         return []
     X = np.array([e.X for e in exps])
     Y = np.array([e.Y for e in exps])
     f1, f2 = plan.two_tone_lines
-    ref = float(np.mean(np.abs(X[:, [f1, f2]])))
+    tones = float(_rms(X[:, [f1, f2]].ravel()))
     out = []
     # The tones first (a static map moves them too: y = x + c x^3 lifts each by (9/4) c A^3), then the products.
     for name, k in [("f1", f1), ("f2", f2), *plan.products()]:
         Gk = bla_at(excited, G, [k])[0]
+        ref = float(_rms(X[:, k])) if k in (f1, f2) else tones
         out.append(
             {
                 "cycles": k,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any, Callable, Iterator, Mapping, Sequence, cast
@@ -37,6 +37,7 @@ from ..sections import (
     Intervals,
     Multitone,
     NonCompliant,
+    PooledVariants,
     Repeatability,
     Sections,
     VariantComparison,
@@ -376,6 +377,8 @@ class ScoringContext:
     multitone_answered: list[SweepKey]
     #: The conditions recorded: the submission's, the defaults it was asked under, the release.
     conditions: dict[str, str]
+    #: What one computation gives two sections (GAP's pairs and their pooled headline).
+    cache: dict[str, Any] = field(default_factory=dict)
 
     @property
     def n_sweeps(self) -> int:
@@ -404,12 +407,27 @@ def _transient_diagnostics(c: ScoringContext) -> Diagnostics | None:
     return cast(Diagnostics, diagnostics(c.chirp, c.step, c.summary, c.universe.families))
 
 
-def _variants(c: ScoringContext) -> dict[str, dict[str, VariantComparison]] | None:
+def _paired(c: ScoringContext) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """GAP's pairs and their pooled headline per kind: one computation, two sections (cached on
+    the context, whose first section asks)."""
     if not (c.reference.variants and c.n_sweeps):
         return None
-    sequential = c.conditions.get("protocol") == "sequential"
-    found = variant_scores(c.sweeps, c.scoped, c.hits, c.reference.variants, c.config, sequential, c.prompts)
-    return cast(dict[str, dict[str, VariantComparison]], found)
+    if "paired" not in c.cache:
+        sequential = c.conditions.get("protocol") == "sequential"
+        c.cache["paired"] = variant_scores(
+            c.sweeps, c.scoped, c.hits, c.reference.variants, c.config, sequential, c.prompts
+        )
+    return cast(tuple[dict[str, Any], dict[str, Any]], c.cache["paired"])
+
+
+def _variants(c: ScoringContext) -> dict[str, dict[str, VariantComparison]] | None:
+    paired = _paired(c)
+    return None if paired is None else cast(dict[str, dict[str, VariantComparison]], paired[0])
+
+
+def _variants_pooled(c: ScoringContext) -> dict[str, PooledVariants] | None:
+    paired = _paired(c)
+    return None if paired is None else cast(dict[str, PooledVariants], paired[1])
 
 
 def _multitone(c: ScoringContext) -> Multitone | None:
@@ -442,6 +460,7 @@ SECTIONS: tuple[tuple[str, Callable[[ScoringContext], Any]], ...] = (
     ("diagnostics", _transient_diagnostics),
     ("phase_parts", lambda c: phase_parts(c.sweeps, c.config.mid_band) or None),
     ("variants", _variants),
+    ("variants_pooled", _variants_pooled),
     ("multitone", _multitone),
     ("dynamics", lambda c: dynamics(c.sweeps, c.conditions) if c.n_sweeps else None),
 )
@@ -536,12 +555,17 @@ def score(
     scoped_row = np.zeros(index.size + 2, dtype=bool)
     scoped_row[where.ravel()] = True
     in_scope_line = scoped_row[where_all]
-    total = overall(fam, universe.families)
+    # A paired release is read in pairs: its headline is over the original families alone (the
+    # variants are compared with them in `variants`, never averaged in with them).
+    originals = tuple(f for f in universe.families if f not in reference.variants)
+    total = overall({f: s for f, s in fam.items() if f not in reference.variants}, originals)
     intervals: Intervals | None = None
     if resamples > 0 and n_sweeps:
         # The diagnostics read the summary with its interval bars: intervals are part of the core.
         reported = Reported.of_summary(fam, total, summary)
         found, bars = score_intervals(sweeps, config, universe.families, reported)
+        if reference.variants:
+            _overall_of_originals(found, sweeps, config, originals, reported)
         intervals = cast(Intervals, found)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
@@ -609,6 +633,20 @@ def score(
         step_curves=step_curves,
         traces=traces,
     )
+
+
+def _overall_of_originals(
+    intervals: dict[str, Any], sweeps: Table, config: ScoreConfig, originals: tuple[str, ...], reported: Any
+) -> None:
+    """The overall intervals of a paired release made again over the original families' sweeps
+    alone, as its overall is (each family's own interval stays as computed over all sweeps)."""
+    mine = sweeps.take(np.flatnonzero(np.isin(sweeps["family"], list(originals))))
+    theirs, _ = score_intervals(mine, config, originals, reported)
+    intervals["overall"] = theirs["overall"]
+    for held in ("df", "no_interval"):
+        kept = {k: v for k, v in intervals[held].items() if not k.startswith("overall.")}
+        intervals[held] = {**{k: v for k, v in theirs[held].items() if k.startswith("overall.")}, **kept}
+    intervals["n_units"], intervals["problems"] = theirs["n_units"], theirs["problems"]
 
 
 def exact_units(hits: np.ndarray, prompts: np.ndarray, problems: Sequence[tuple[str, int]]) -> dict[str, Any]:

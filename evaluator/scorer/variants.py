@@ -26,7 +26,7 @@ McNemar p-values over every pair of the submission (Holm).
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -38,6 +38,15 @@ from .dynamics import dynamics_difference
 from .uncertainty import by_problem, holm, paired_difference, shared_sweeps
 
 KERNEL = "kernel"
+
+
+class Paired(NamedTuple):
+    """One family's shared sweeps with one variant, as its paired MB-Core difference counted them."""
+
+    variant: Table
+    original: Table
+    unit: str
+    n_units: int
 
 
 def exact_mcnemar(only_original: int, only_variant: int) -> float:
@@ -129,9 +138,10 @@ def variant_scores(
     config: ScoreConfig,
     sequential: bool = False,
     prompts: np.ndarray | None = None,
-) -> dict[str, dict[str, dict[str, Any]]]:
-    """`variants.<original>.<kind>` of scores.json: each variant answered beside its original,
-    paired on the same rows (`variants`: variant family -> (original, kind); `hits`: per scoped
+) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, dict[str, Any]]]:
+    """(`variants.<original>.<kind>`, `variants_pooled.<kind>`) of scores.json: each variant answered
+    beside its original, paired on the same rows, and each kind pooled over its families
+    (`pooled_difference`). `variants`: variant family -> (original, kind); `hits`: per scoped
     sweep, per step, whether the answer is exact; `prompts`: the same shape, each row's prompt
     number, so that rows asking one prompt count once). A sequential run adds the difference in
     the identified dynamics (a stateless model cannot lag, so there is none to compare)."""
@@ -139,6 +149,8 @@ def variant_scores(
         prompts = np.arange(hits.size, dtype=np.int64).reshape(hits.shape)
     questions = np.array([s.question_id for s in scoped], dtype=np.int64)
     out: dict[str, dict[str, dict[str, Any]]] = {}
+    # Each kind's paired sweeps, family by family, as its per-family differences counted them.
+    by_kind: dict[str, list[Paired]] = {}
     answered = set(sweeps["family"].tolist()) if not sweeps.empty else set()
     for name, (original, kind) in variants.items():
         if name not in answered or original not in answered:
@@ -169,6 +181,9 @@ def variant_scores(
             if over_problems
             else core["shared_sweeps"],
         }
+        by_kind.setdefault(kind, []).append(
+            Paired(shared_mine, shared_theirs, entry["mb_core_diff_unit"], entry["mb_core_diff_n_units"])
+        )
         if core["interval"] is None:
             entry["mb_core_diff_no_interval"] = core.get("no_interval") or "no sweep is shared"
         entry |= {
@@ -189,4 +204,35 @@ def variant_scores(
     for entry, adjusted in zip(entries, holm([e["mcnemar_p"] for e in entries]), strict=True):
         entry["mcnemar_p_holm"] = adjusted
         entry["mcnemar_tests"] = len(entries)
+    return out, {kind: pooled_difference(pairs, config) for kind, pairs in by_kind.items()}
+
+
+def _stacked(tables: Sequence[Table]) -> Table:
+    """The rows of `tables` (all of one sweeps table's columns) one after another."""
+    columns = tables[0].columns
+    return Table({c: np.concatenate([t[c] for t in tables]) for c in columns}, length=sum(len(t) for t in tables))
+
+
+def pooled_difference(pairs: Sequence[Paired], config: ScoreConfig) -> dict[str, Any]:
+    """`variants_pooled.<kind>` of scores.json: GAP's headline for one kind of variant, the paired
+    MB-Core difference (variant minus original) averaged over the families that have it, with its
+    95 % interval. Each family's shared sweeps enter as its own difference took them (by problem
+    where it counted problems), so the pooled interval counts the units the per-family ones count:
+    the families' cells are independent, and `paired_difference` over all of them is the mean of
+    the families' differences with their variances added (Satterthwaite's degrees of freedom)."""
+    core = paired_difference(
+        _stacked([p.variant for p in pairs]), _stacked([p.original for p in pairs]), config, "mb_core"
+    )
+    units = {p.unit for p in pairs}
+    out: dict[str, Any] = {
+        "mb_core_diff": core["difference"],
+        "mb_core_diff_interval": core["interval"],
+        "families": [str(p.original["family"][0]) for p in pairs if len(p.original)],
+        # A family of one problem counts sweeps, one of several problems: one unit for the pool
+        # when they agree (they do within one release: every family has the same problems).
+        "unit": units.pop() if len(units) == 1 else "mixed",
+        "n_units": sum(p.n_units for p in pairs),
+    }
+    if core["interval"] is None:
+        out["no_interval"] = core.get("no_interval") or "no sweep is shared"
     return out

@@ -82,8 +82,9 @@ function drawSweep(div, traces) {
     { x: steps, y: trace.truth, name: "truth", mode: "lines+markers", marker: { size: 4 } },
     { x: steps, y: answer, name: "answer", mode: "markers", marker: { size: 6, symbol: "x" } },
   ], {
-    xaxis: { title: { text: "time step" } },
-    yaxis: { title: { text: "value" } },
+    // Plain tick labels (no SI prefixes), room for them before the title (as the other plots).
+    xaxis: { title: { text: "time step" }, exponentformat: "none", automargin: true },
+    yaxis: { title: { text: "value" }, exponentformat: "none", automargin: true },
     margin: { t: 60, r: 10, l: 60, b: 50 },
     legend: { orientation: "h", x: 0, y: 1.02, xanchor: "left", yanchor: "bottom" },
   }, PLOT_CONFIG);
