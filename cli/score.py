@@ -17,10 +17,10 @@ from mathbode.evaluator.presentation.background import BackgroundPlotter
 from mathbode.evaluator.presentation.console import table_text
 from mathbode.evaluator.presentation.files import DEFAULT_DPI, DEFAULT_FIGURES, FIGURE_FORMATS, FigureOptions
 from mathbode.evaluator.presentation.report import documents_of, render_report
-from mathbode.evaluator.results import json_safe
+from mathbode.evaluator.results import Results, json_safe
 from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, ScoreConfig
 from mathbode.evaluator.scorer.compare import neighbour_tests
-from mathbode.evaluator.scorer.scoring import Scored, score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.evaluator.scorer.uncertainty import DEFAULT_RESAMPLES
 from mathbode.hub.reference import resolve_reference
 from mathbode.schema.parsing import PARSERS, STRICT, Parser
@@ -192,7 +192,7 @@ def score_and_report(
     resamples: int = 0,
     figures: FigureOptions = DEFAULT_FIGURES,
     labels: list[str] | None = None,
-) -> list[Scored]:
+) -> list[Results]:
     """Validate and score the files, write the report folder, print the table (or JSON)."""
     check_replaceable(out, "report")  # fail before the work, not after
     with BackgroundPlotter() if plots else nullcontext() as plotter:
@@ -228,7 +228,7 @@ def _score_files(
     parser: Parser = STRICT,
     resamples: int = 0,
     given: list[str] | None = None,
-) -> list[Scored]:
+) -> list[Results]:
     """Validate every file (refusing an invalid one), then score each against the reference rows;
     each is named by `given` (`--label`), else by `_labels`."""
     # A release's families are what its submissions may name: it is read (and checked) first.

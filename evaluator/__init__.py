@@ -5,13 +5,15 @@
 - `presentation/` renders: report.md and its CSV files, the Bode plot and the other figures, the
   plot worker, the leaderboard site and its assets.
 - Between them, the results document (`results`), which the scorer writes and the presentation
-  reads, with what both read it through: its tables (`table`), the ranking groups (`ranking`) and
-  the chirp curves (`curves`). Neither room imports the other (the contracts in pyproject.toml).
+  reads, typed section by section (`sections`), with what both read it through: its tables
+  (`table`), the ranking groups (`ranking`) and the chirp curves (`curves`). Neither room imports
+  the other (the contracts in pyproject.toml).
 """
 
 from mathbode.schema.parsing import parse_response
 
+from .results import Results
 from .scorer.aggregate import PAPER_CONFIG, ScoreConfig
-from .scorer.scoring import Scored, score
+from .scorer.scoring import score
 
-__all__ = ["PAPER_CONFIG", "ScoreConfig", "Scored", "parse_response", "score"]
+__all__ = ["PAPER_CONFIG", "Results", "ScoreConfig", "parse_response", "score"]

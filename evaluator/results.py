@@ -1,7 +1,7 @@
 """The results document: everything one submission's scoring found, in one versioned JSON file.
 
-Scoring computes a `Results` (`scoring.Scored` is one, with the per-row correctness a paired test
-needs); every presentation (the console table, report.md, the CSVs, the figures, the site)
+Scoring computes a `Results` (with the per-row correctness a paired test needs, which only the
+scorer has); every presentation (the console table, report.md, the CSVs, the figures, the site)
 renders from a `Results` read back from this document, never from the scorer's objects, so
 `mathbode report` re-renders saved results byte for byte without the submission or the reference.
 
@@ -9,7 +9,8 @@ The document (`results.json`, schema `schema/results.schema.json`):
 
 - `format`, `version`: "mathbode-results" and `RESULTS_VERSION`; another version is refused
   (an older one is upgraded where `UPGRADES` knows how).
-- `scores`: exactly what scores.json holds.
+- `scores`: exactly what scores.json holds: its head and its sections (`sections.Scores`, each
+  section typed; the schema closed on every one of them).
 - `tables`: sweeps.csv, frequency_summary.csv, chirp.csv and step.csv as typed columns.
 - `step_curves`: per family, the mean normalised step response (the step figure).
 - `traces`: the answers against the truth over the 64 steps of each mid-band sinusoid sweep and
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from math import isfinite
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, cast
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from mathbode.core.atomic import read_text_file
 from mathbode.core.errors import UsageError
 from mathbode.schema.json_schemas import load_schema
 
+from .sections import HEAD_KEYS, Scores, Sections
 from .table import Table
 
 if TYPE_CHECKING:
@@ -117,7 +119,9 @@ class Results:
     summary: Table
     families: dict[str, dict[str, Any]]
     overall: dict[str, Any]
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: The sections of `scores` after the head (`sections.Sections`: each typed; the scorer's
+    #: `SECTIONS` compute them).
+    extra: Sections = field(default_factory=lambda: cast(Sections, {}))
     #: How it was scored (package, configuration, reference, parser, preset, time).
     provenance: dict[str, Any] = field(default_factory=dict)
     #: chirp.csv: every window of every chirp sweep answered.
@@ -133,18 +137,23 @@ class Results:
     #: scorer has it (the paired tests between submissions use it); it is not in the document.
     correct: Mapping[Any, bool] = field(default_factory=dict, repr=False)
 
-    def scores_json(self) -> dict[str, Any]:
+    def scores_json(self) -> Scores:
         """The `scores.json` document."""
-        return {
-            "method": self.provenance.get("method", "paper"),
-            "preset": self.preset,
-            "label": self.label,
-            "model": self.model,
-            "overall": self.overall,
-            "families": self.families,
-            **self.extra,
-            "provenance": self.provenance,
-        }
+        # The head's values are typed looser than `Scores` says (the scorer's dicts): the schema
+        # test proves what is written.
+        return cast(
+            Scores,
+            {
+                "method": self.provenance.get("method", "paper"),
+                "preset": self.preset,
+                "label": self.label,
+                "model": self.model,
+                "overall": self.overall,
+                "families": self.families,
+                **self.extra,
+                "provenance": self.provenance,
+            },
+        )
 
 
 @dataclass(frozen=True)
@@ -278,12 +287,26 @@ def _check_arrays(document: dict[str, Any], where: str) -> None:
         if not all(v is None or type(v) in number for v in t["answer"]):
             refuse(f"traces/{i}/answer", "a value that is neither a number nor null")
     _check_tables(document, refuse)
+    _check_multitone(document["scores"].get("multitone"), refuse)
     for name, table in document["tables"].items():
         for c in table["columns"]:
             if len(c["values"]) != table["length"]:
                 refuse(f"tables/{name}/{c['name']}", f"{len(c['values'])} values in a table of {table['length']} rows")
             if c["type"] != "object" and not all(v is None or type(v) in number for v in c["values"]):
                 refuse(f"tables/{name}/{c['name']}", f"a value that is not a number in a {c['type']} column")
+
+
+def _check_multitone(section: Any, refuse: Any) -> None:
+    """Each family's BLA intervals are one per excited line, at its cycles: the report and the site
+    draw them side by side (a list of another length ended `mathbode site` in a zip ValueError)."""
+    for family, m in (section or {}).get("families", {}).items():
+        excited = [line["cycles"] for line in m["lines"] if line["kind"] == "excited"]
+        intervals = [iv["cycles"] for iv in m["bla_intervals"]]
+        if intervals != excited:
+            refuse(
+                f"scores/multitone/families/{family}/bla_intervals",
+                f"{len(intervals)} intervals for {len(excited)} excited lines (one per excited line, at its cycles)",
+            )
 
 
 #: The columns each table's renderers read by name (when the table has rows), and which of them
@@ -433,7 +456,6 @@ def _check_text(text: str, at: tuple[Any, ...], where: str) -> None:
 def from_document(document: dict[str, Any]) -> tuple[Results, Rendering]:
     """A `Results` read back from its document (one `checked`, or just written), and how it is rendered."""
     scores = document["scores"]
-    head = {"method", "preset", "label", "model", "overall", "families", "provenance"}
     r = Results(
         label=scores["label"],
         model=scores["model"],
@@ -442,7 +464,7 @@ def from_document(document: dict[str, Any]) -> tuple[Results, Rendering]:
         summary=_table_of(document["tables"]["summary"]),
         families=_nan_for_null(scores["families"]),
         overall=_nan_for_null(scores["overall"]),
-        extra={k: _nan_for_null(v, k) for k, v in scores.items() if k not in head},
+        extra=cast(Sections, {k: _nan_for_null(v, k) for k, v in scores.items() if k not in HEAD_KEYS}),
         provenance=scores["provenance"],
         chirp=_table_of(document["tables"]["chirp"]),
         step=_table_of(document["tables"]["step"]),

@@ -10,10 +10,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from mathbode.evaluator.results import HEADLINE
+from mathbode.evaluator.results import HEADLINE, Results
 from mathbode.evaluator.scorer.aggregate import PAPER_CONFIG, overall
 from mathbode.evaluator.scorer.angles import angle_mean
-from mathbode.evaluator.scorer.scoring import Scored, score
+from mathbode.evaluator.scorer.scoring import score
 from mathbode.hub.reference import resolve_reference
 from mathbode.runner.config import PROTOCOLS, SEQUENTIAL, STATELESS, RunConfig, history_window
 from mathbode.runner.run_in import DEFAULT_RUN_IN, MAX_RUN_IN
@@ -149,7 +149,7 @@ def score_answers(
     families: list[str],
     label: str,
     how: Mapping[str, str] | None = None,
-) -> Scored:
+) -> Results:
     """Score a framework's answers as `mathbode score` scores a file; the overall score is over
     the task's `families` (a task of two families has an overall score of those two)."""
     scored = score(predictions(answers), reference, label, conditions=dict(how or {}))
@@ -157,7 +157,7 @@ def score_answers(
     return scored
 
 
-def headline(scored: Scored) -> dict[str, float]:
+def headline(scored: Results) -> dict[str, float]:
     """The numbers a framework's metric reports, each measurable one: MB-Core and MB-Plus (the
     paper's and calibrated), compliance, and at each mid-band frequency the
     families' mean gain and phase error (degrees). Unmeasurable numbers are left out, not NaN."""

@@ -83,12 +83,12 @@ def notes_of(results: list[Results]) -> list[str]:
             notes.append(f"{r.label}: {answers_text(r)}.")
         if said_repeat := repeatability_text(r):
             notes.append(f"{r.label}: {said_repeat}.")
-        for family, d in (r.extra.get("dynamics") or {}).items():
+        for family, d in r.extra.get("dynamics", {}).items():
             notes.append(f"{r.label}: {family} dynamics: {d['verdict']}.")
             notes += [f"{r.label}: {family}: {flag}." for flag in d.get("flags", [])]
         if len(results) > 1:  # one submission gets the tables below; several, a line each
             notes += [f"{r.label}: {line}" for line in multitone_notes(r)]
-        for family, why in ((r.extra.get("multitone") or {}).get("not_measured") or {}).items():
+        for family, why in (r.extra.get("multitone", {}).get("not_measured") or {}).items():
             notes.append(f"{r.label}: {family} multi-tone: {why}.")
         if len(results) > 1:
             notes += [f"{r.label}: GAP: {line}" for line in [*pooled_lines(r), *variants_evidence(r)]]
@@ -97,7 +97,7 @@ def notes_of(results: list[Results]) -> list[str]:
 
 def multitone_notes(r: Results) -> list[str]:
     """Each family's multi-tone verdict in a line (several submissions: no room for a table each)."""
-    families = (r.extra.get("multitone") or {}).get("families") or {}
+    families = r.extra.get("multitone", {}).get("families") or {}
     return [
         f"{family} multi-tone: {m['verdict']} (distortion {level_text(m['distortion_db'], m['floor_db'], ' dB')}; "
         f"added even {level_text(m['even_added_db'], m['floor_db'], ' dB')}, odd "
@@ -141,11 +141,11 @@ def paired_lines(r: Results) -> list[str]:
 
 def multitone_console_lines(r: Results) -> list[str]:
     """The multi-tone verdicts per family (report.md's table; docs/multitone.md)."""
-    reading = r.extra.get("multitone") or {}
+    reading = r.extra.get("multitone", {})
     families = reading.get("families") or {}
     if not families:
         return []
-    overall = (reading.get("summary") or {}).get("distortion_db")
+    overall = reading.get("summary", {}).get("distortion_db")
     return [
         "multi-tone (docs/multitone.md; levels in dB relative to the exact answers' mean level at the excited lines; "
         f"overall distortion {number_text(overall, 1)} dB):",

@@ -91,7 +91,7 @@ def report_figures(results: list[Results]) -> list[tuple[str, str]]:
         any(len(r.summary) for r in results),
         any(len(r.chirp) for r in results),
         any(len(r.step) for r in results),
-        any((r.extra.get("multitone") or {}).get("families") for r in results),
+        any(r.extra.get("multitone", {}).get("families") for r in results),
     )
     if any(r.extra.get("variants") for r in results):
         stems += [
@@ -141,7 +141,7 @@ TWO_TONE_COLUMNS = ("family", "product", "cycles", "level_db", "truth_level_db",
 
 def multitone_tables(r: Results) -> tuple[Table, Table]:
     """(lines, two-tone products) of a multi-tone reading, one row a family's line or product."""
-    families = (r.extra.get("multitone") or {}).get("families") or {}
+    families = r.extra.get("multitone", {}).get("families") or {}
     lines, products = [], []
     for family, m in families.items():
         # The BLA's intervals are listed in the order of the excited lines.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -42,7 +42,8 @@ LABEL_CHARACTERS = 34
 
 
 def _readings(results: list[Results]) -> list[dict[str, dict[str, Any]]]:
-    return [(r.extra.get("multitone") or {}).get("families") or {} for r in results]
+    # The figures read a family's reading as plain data; the table reads are typed (report.py).
+    return [cast(dict[str, dict[str, Any]], r.extra.get("multitone", {}).get("families") or {}) for r in results]
 
 
 def _value(x: Any) -> float:

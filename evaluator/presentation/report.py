@@ -6,7 +6,7 @@ import json
 import math
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Mapping, Sequence
 
 from markupsafe import escape
 
@@ -67,17 +67,17 @@ def leaderboard(results: list[Results]) -> Table:
     ordered += [(conditions_label(r), None, r) for r in unranked(results)]
     for label, rank, r in ordered:
         row: dict[str, Any] = {"group": label, "rank": rank, "label": r.label, "model": r.model, "preset": r.preset}
-        bounds = (r.extra.get("intervals") or {}).get("overall") or {}
+        bounds = r.extra.get("intervals", {}).get("overall") or {}
         for name in HEADLINE:
             row[name] = r.overall.get(name, math.nan)
             if "intervals" in r.extra:
                 low, high = bounds.get(name) or (math.nan, math.nan)
                 row[f"{name}_low"], row[f"{name}_high"] = low, high
-        accuracy = r.extra.get("accuracy") or {}
+        accuracy = r.extra.get("accuracy", {})
         row["exact_rows"] = accuracy.get("rate", math.nan)
         wilson = accuracy.get("wilson_95") or (math.nan, math.nan)
         row["exact_rows_low"], row["exact_rows_high"] = wilson
-        rep = r.extra.get("repeatability") or {}
+        rep = r.extra.get("repeatability", {})
         row["repeatability"] = rep["overall"]["identical_share"] if rep.get("measured") else math.nan
         row["num_sweeps"] = len(r.sweeps)
         row["num_families"] = r.overall["num_families"]
@@ -94,7 +94,7 @@ def interval_text(r: Results, name: str, digits: int = 4) -> str:
     estimate = r.overall.get(name, math.nan)
     value = _num(estimate, digits)
     intervals = r.extra.get("intervals")
-    bounds = ((intervals or {}).get("overall") or {}).get(name)
+    bounds = r.extra.get("intervals", {}).get("overall", {}).get(name)
     if bounds:
         return f"{value} [{_num(bounds[0], digits)}, {_num(bounds[1], digits)}]"
     if intervals and estimate == estimate:
@@ -113,7 +113,7 @@ SCORE_NAMES = {
 
 def interval_notes(r: Results) -> list[str]:
     """Why an overall score that has a value got no 95 % interval, in words (one line per reason)."""
-    intervals = r.extra.get("intervals") or {}
+    intervals = r.extra.get("intervals", {})
     reasons = intervals.get("no_interval") or {}
     by_reason: dict[str, list[str]] = {}
     for name in HEADLINE:
@@ -182,7 +182,10 @@ def diagnostics_lines(r: Results) -> list[str]:
             cells = [f"{_num(p['gain'], 3)} / {_signed(p['phase_err_deg'], 1)}" for p in c["at"].values()]
             lines.append(f"  {fam:<22}" + "".join(f"{cell:>18}" for cell in cells))
     if diag["step"]:
-        names = ("pre_error", "steady_state_error", "overshoot", "dead_time", "rise_time", "settling_time", "delay")
+        names: Final = (
+            *("pre_error", "steady_state_error", "overshoot", "dead_time"),
+            *("rise_time", "settling_time", "delay"),
+        )
         lines.append(
             "step response (normalised by the truth's jump; times in steps after the switch; rise 10-90 %, "
             "after the dead time)"
@@ -217,7 +220,7 @@ def dynamics_lines(r: Results) -> list[str]:
     if not found:
         return []
 
-    def bracket(iv: list[float | None] | None, digits: int) -> str:
+    def bracket(iv: Sequence[float | None] | None, digits: int) -> str:
         if not iv:
             return ""
         high = "no bound" if iv[1] is None else f"{iv[1]:.{digits}f}"
@@ -346,7 +349,7 @@ def variants_lines(r: Results) -> list[str]:
     ]
 
 
-def pooled_text(kind: str, pooled: dict[str, Any]) -> str:
+def pooled_text(kind: str, pooled: Mapping[str, Any]) -> str:
     """GAP's headline for one kind: 'GS -50.0 pp [-51.2, -48.8] (MB-Core, variant minus original, mean
     over 2 families; 95 % paired t interval over 12 sweeps)'; pp: percentage points of MB-Core."""
     diff, interval = pooled["mb_core_diff"], pooled["mb_core_diff_interval"]
@@ -368,7 +371,7 @@ def pooled_text(kind: str, pooled: dict[str, Any]) -> str:
 def pooled_headline(r: Results) -> str | None:
     """GAP's headline in one line: 'DL 0.0 pp [0.0, 0.0]; ...; GS -50.0 pp [-51.2, -48.8] (MB-Core,
     variant minus original, in percentage points, ...)': each kind's number, then what they are once."""
-    pooled = r.extra.get("variants_pooled") or {}
+    pooled = r.extra.get("variants_pooled", {})
     if not pooled:
         return None
     said = [pooled_text(kind, p) for kind, p in pooled.items()]
@@ -381,14 +384,14 @@ def pooled_headline(r: Results) -> str | None:
 def pooled_lines(r: Results) -> list[str]:
     """GAP's headline per variant kind, pooled over the families (`variants_pooled`); none for a
     document scored before it was computed (its per-family differences are still shown)."""
-    pooled = r.extra.get("variants_pooled") or {}
+    pooled = r.extra.get("variants_pooled", {})
     return [pooled_text(kind, p) for kind, p in pooled.items()]
 
 
 def variants_evidence(r: Results) -> list[str]:
     """The console's lines on a paired release: what the evidence counts, then each pair whose
     Holm-adjusted McNemar p is below 0.05."""
-    found = r.extra.get("variants") or {}
+    found = r.extra.get("variants", {})
     entries = [v for by_kind in found.values() for v in by_kind.values()]
     lines = list(evidence_lines(entries))
     for original, by_kind in found.items():
@@ -407,7 +410,7 @@ def _tests_text(n: int) -> str:
     return f"{n} McNemar tests, Holm-adjusted over all of them" if n != 1 else "1 McNemar test (nothing to adjust)"
 
 
-def exact_units_text(v: dict[str, Any]) -> str:
+def exact_units_text(v: Mapping[str, Any]) -> str:
     """'12/17 -> 0/17' (units exact, original -> variant); a document from before units, shares of rows."""
     if "n_units" not in v:
         return f"{_num(v['exact_share_original'], 3)} -> {_num(v['exact_share_variant'], 3)}"
@@ -415,7 +418,7 @@ def exact_units_text(v: dict[str, Any]) -> str:
     return f"{v['units_exact_original']}/{n} -> {v['units_exact_variant']}/{n}"
 
 
-def mcnemar_text(v: dict[str, Any], bold: bool = True) -> str:
+def mcnemar_text(v: Mapping[str, Any], bold: bool = True) -> str:
     """'**0.0078** (0.0781) [7/0]': the raw p, bold when the Holm-adjusted one (in brackets) is below
     0.05, and the discordant units (only the original exact / only the variant exact); plain text
     (`bold` False) marks it with '*'."""
@@ -427,7 +430,7 @@ def mcnemar_text(v: dict[str, Any], bold: bool = True) -> str:
     return f"{shown} ({p_text(holm)}) [{v['only_original_exact']}/{v['only_variant_exact']}]"
 
 
-def evidence_lines(entries: list[dict[str, Any]]) -> list[str]:
+def evidence_lines(entries: Sequence[Mapping[str, Any]]) -> list[str]:
     """What the comparison's evidence counts, in words: its units, its problems, its tests."""
     if not entries or "n_units" not in entries[0]:
         return []
@@ -482,13 +485,13 @@ def answers_text(r: Results) -> str:
             )
         else:
             parts.append(f"{compliant:,} of {rows:,} sinusoid rows compliant (MB-Core, MB-Plus)")
-    transient = r.extra.get("transient_answers") or {}
+    transient = r.extra.get("transient_answers", {})
     if transient.get("rows"):
         parts.append(
             f"{transient['compliant']:,} of {transient['rows']:,} chirp and step rows compliant "
             "(the chirp and step measurements)"
         )
-    multitone = r.extra.get("multitone") or {}
+    multitone = r.extra.get("multitone", {})
     if multitone.get("rows"):
         parts.append(
             f"{multitone['answers']:,} of {multitone['rows']:,} multi-tone rows compliant (the multi-tone measurement)"
@@ -577,7 +580,7 @@ def level_text(x: Any, floor_db: Any, unit: str = "") -> str:
     return _db_text(x) + unit
 
 
-def _stochastic_text(m: dict[str, Any], stochastic_db: Any) -> str:
+def _stochastic_text(m: Mapping[str, Any], stochastic_db: Any) -> str:
     """A BLA line's stochastic distortion: 'not detected' where the spread across realizations is no
     more than the noise (zero beyond it: null), n/a where the noise was not measured, else its level."""
     missing = stochastic_db is None or (isinstance(stochastic_db, float) and math.isnan(stochastic_db))
@@ -586,14 +589,14 @@ def _stochastic_text(m: dict[str, Any], stochastic_db: Any) -> str:
     return level_text(stochastic_db, m["floor_db"])
 
 
-def _noise_text(m: dict[str, Any], noise_db: Any) -> str:
+def _noise_text(m: Mapping[str, Any], noise_db: Any) -> str:
     """A BLA line's noise: 'none' where every period was answered alike (exactly zero, no dB), else
     the level, or n/a where no realization had two periods to compare."""
     missing = noise_db is None or (isinstance(noise_db, float) and math.isnan(noise_db))  # null reads back as NaN
     return "none" if missing and m.get("periods_identical") is True else _db_text(noise_db)
 
 
-def memory_text(memory: dict[str, Any]) -> str:
+def memory_text(memory: Mapping[str, Any]) -> str:
     """'found: a delay of 2.00 steps [1.98, 2.02] (residuals: delay 0.000, low-pass 0.231; p < 0.0001 Holm)',
     'none found (delay 0.03 steps, p 0.6300 Holm)', or 'not read (stateless)'."""
     if not memory.get("read"):
@@ -621,7 +624,7 @@ def memory_text(memory: dict[str, Any]) -> str:
     return f"found: {named} ({residuals}" + (f"; {tested})" if tested else ")")
 
 
-def detected_text(m: dict[str, Any]) -> str:
+def detected_text(m: Mapping[str, Any]) -> str:
     """Whether distortion beyond the noise was found: 'yes', 'no', or 'cannot tell (noise not measured)'."""
     found = m.get("distortion_detected")
     if "distortion_detected" not in m:
@@ -629,7 +632,7 @@ def detected_text(m: dict[str, Any]) -> str:
     return "yes" if found is True else "no" if found is False else "cannot tell (noise not measured)"
 
 
-def family_noise_text(m: dict[str, Any]) -> str:
+def family_noise_text(m: Mapping[str, Any]) -> str:
     """The noise at the detection lines: its level, 'none' (every period alike), or 'not measured'."""
     noise = m.get("noise") or {}
     if not noise.get("measured"):
@@ -1017,7 +1020,7 @@ def _leaderboard_lines(results: list[Results], tests: list[dict[str, Any]]) -> l
                     interval_text(r, "mb_core"),
                     _num(r.overall["mb_plus"]),
                     interval_text(r, "mb_plus_calibrated"),
-                    _num((r.extra.get("accuracy") or {}).get("rate", math.nan)),
+                    _num(r.extra.get("accuracy", {}).get("rate", math.nan)),
                     str(r.overall["num_families"]),
                 ]
                 for i, r in enumerate(members)
@@ -1139,7 +1142,7 @@ def _markdown(
     return "\n".join(lines)
 
 
-def accuracy_text(accuracy: dict[str, Any]) -> str:
+def accuracy_text(accuracy: Mapping[str, Any]) -> str:
     """'exact (answer = truth truncated to 6 decimals): 85 of 85 distinct prompts of 5 problems = 1.0000
     [0.9571, 1.0000] (Wilson 95 % over distinct prompts; 1,280 of 1,280 rows)'. A document from
     before units were counted says it in rows, as it was scored."""

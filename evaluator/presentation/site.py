@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Mapping, Sequence
 
 import plotly
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -119,7 +119,7 @@ def ranks(members: list[Results]) -> list[tuple[int, bool]]:
     def bounds(r: Results) -> tuple[float, float]:
         core = r.overall.get("mb_core", math.nan)
         core = core if core == core else -math.inf
-        found = ((r.extra.get("intervals") or {}).get("overall") or {}).get("mb_core")
+        found = (r.extra.get("intervals", {}).get("overall") or {}).get("mb_core")
         return (found[0], found[1]) if found else (core, core)
 
     limits = [bounds(r) for r in members]
@@ -223,7 +223,7 @@ OVERLAYS = {"delay": "fitted delay", "low-pass": "fitted low-pass"}
 _OVERLAY_POINTS = 60
 
 
-def _fitted(d: dict[str, Any], kind: str, low: float, high: float) -> tuple[list[float], list[complex]]:
+def _fitted(d: Mapping[str, Any], kind: str, low: float, high: float) -> tuple[list[float], list[complex]]:
     """The fitted model's response on a log grid over the measured frequencies."""
     x = [low * (high / low) ** (i / (_OVERLAY_POINTS - 1)) for i in range(_OVERLAY_POINTS)]
     if kind == "delay":
@@ -245,7 +245,7 @@ def _with_gaps(x: list[float], phases: list[float]) -> tuple[list[float | None],
     return xs, ys
 
 
-def _overlay_traces(name: str, d: dict[str, Any], color: str, frequencies: list[float]) -> tuple[Traces, Traces]:
+def _overlay_traces(name: str, d: Mapping[str, Any], color: str, frequencies: list[float]) -> tuple[Traces, Traces]:
     """Gain and phase traces of the family's fitted delay and low-pass, hidden until toggled on."""
     gain: Traces = []
     phase: Traces = []
@@ -303,7 +303,7 @@ def bode_plots(curves: list[tuple[str, Results, str]], pid: str) -> list[dict[st
         phase.append(
             {**trace, "y": p, "error_y": _bars(rows, "phase_err_deg", "phase_err_low_deg", "phase_err_high_deg")}
         )
-        found = ((r.extra.get("dynamics") or {}).get(family)) or {}
+        found: Mapping[str, Any] = r.extra.get("dynamics", {}).get(family) or {}
         more_gain, more_phase = _overlay_traces(name, found, color, x)
         fitted_gain += more_gain
         fitted_phase += more_phase
@@ -441,7 +441,7 @@ _MT_ADDED = (("even", "even added distortion", "square-open"), ("odd", "odd adde
 _MT_HOVER = "%{fullData.name}<br>line %{x}: %{y:.2f} dB<extra></extra>"
 
 
-def _silent(m: dict[str, Any], key: str) -> bool:
+def _silent(m: Mapping[str, Any], key: str) -> bool:
     """The noise of a model that answered every period alike: exactly zero, so nothing to draw in dB."""
     return key == "noise_db" and m.get("periods_identical") is True
 
@@ -452,7 +452,7 @@ _BLA_DOMAINS = {"yaxis": [0.72, 1.0], "yaxis2": [0.43, 0.64], "yaxis3": [0.0, 0.
 _BELOW_FLOOR_SHOWN_DB = 25.0
 
 
-def _bla_plot(family: str, m: dict[str, Any], pid: str) -> dict[str, Any]:
+def _bla_plot(family: str, m: Mapping[str, Any], pid: str) -> dict[str, Any]:
     """One family's BLA as system identification draws it, on three axes: the gain (linear) and the
     phase at the excited lines, each with its 95 % interval (never narrower than 1 +- 0.05 and +-5
     degrees), then the levels in dB re the exact answers' mean level at the excited lines: noise and
@@ -593,7 +593,7 @@ _TWO_TONE_LEVELS = (
 )
 
 
-def _two_tone_plot(family: str, products: list[dict[str, Any]], pid: str, floor: float | None) -> dict[str, Any]:
+def _two_tone_plot(family: str, products: Sequence[Mapping[str, Any]], pid: str, floor: float | None) -> dict[str, Any]:
     """One family's two-tone spectrum: at each tone and product, the answers' level, the exact
     answers' own, the error's and what the model adds, in dB re the exact answers' tones, down to
     25 dB below the family's truncation `floor` (a level further down is rounding, not a product)."""
@@ -641,7 +641,7 @@ def multitone_plots(r: Results, pid: str) -> list[dict[str, Any]]:
     """Per family of the submission's multi-tone reading (`multitone` of its results document,
     docs/multitone.md): the BLA plot and, when there were two-tone rows, the two-tone spectrum.
     None when the submission has no multi-tone reading."""
-    families = (r.extra.get("multitone") or {}).get("families") or {}
+    families = r.extra.get("multitone", {}).get("families") or {}
     plots = []
     for n, (family, m) in enumerate(families.items()):
         plots.append(_bla_plot(family, m, f"{pid}-{n}-bla"))
@@ -652,10 +652,10 @@ def multitone_plots(r: Results, pid: str) -> list[dict[str, Any]]:
 
 def _multitone_table(r: Results) -> dict[str, Any] | None:
     """Each family's multi-tone verdict and levels (report.md's multi-tone table)."""
-    families = (r.extra.get("multitone") or {}).get("families") or {}
+    families = r.extra.get("multitone", {}).get("families") or {}
     if not families:
         return None
-    keys = ("distortion_db", "even_added_db", "odd_added_db", "floor_db")
+    keys: Final = ("distortion_db", "even_added_db", "odd_added_db", "floor_db")
     return {
         "id": "multitone",
         "title": "Multi-tone measurement",
@@ -687,7 +687,7 @@ def _multitone_table(r: Results) -> dict[str, Any] | None:
 def _variants_table(r: Results) -> dict[str, Any] | None:
     """GAP's paired comparison: report.md's variants table, its evidence said in units, its headline
     per variant kind pooled over the families above it (an adjusted McNemar p below 0.05 marked '*')."""
-    found = r.extra.get("variants") or {}
+    found = r.extra.get("variants", {})
     entries = [v for by_kind in found.values() for v in by_kind.values()]
     if not entries:
         return None
@@ -711,7 +711,7 @@ def _variants_table(r: Results) -> dict[str, Any] | None:
 def paired_plots(r: Results) -> list[dict[str, Any]]:
     """Each original's Bode curves beside its variants' (one pair of plots an original): what a
     renaming or a new setting does to the gain and phase, frequency by frequency."""
-    found = r.extra.get("variants") or {}
+    found = r.extra.get("variants", {})
     out = []
     for n, (original, by_kind) in enumerate(found.items()):
         curves = [(original, r, original)] + [(f"{kind}: {v['family']}", r, v["family"]) for kind, v in by_kind.items()]
@@ -721,7 +721,7 @@ def paired_plots(r: Results) -> list[dict[str, Any]]:
 
 def _multitone_comparison(results: list[Results]) -> dict[str, Any] | None:
     """Multi-tone submissions side by side: one row a submission's family, report.md's verdict columns."""
-    measured = [r for r in results if (r.extra.get("multitone") or {}).get("families")]
+    measured = [r for r in results if r.extra.get("multitone", {}).get("families")]
     if not measured:
         return None
     header: list[str] = []
@@ -774,7 +774,7 @@ def _frequency_table(r: Results) -> dict[str, Any]:
     }
 
 
-def _bracketed(value: float, interval: list[float | None] | None, digits: int) -> str:
+def _bracketed(value: float, interval: Sequence[float | None] | None, digits: int) -> str:
     if not interval:
         return _num(value, digits)
     high = "no bound" if interval[1] is None else _num(interval[1], digits)
@@ -891,10 +891,10 @@ class _Site:
         for label, members in groups(results):
             rows = []
             for r, (rank, tied) in zip(members, ranks(members), strict=True):
-                nc = r.extra.get("non_compliant") or {}
+                nc = r.extra.get("non_compliant", {})
                 compliance = nc["compliant"] / nc["lines"] if nc.get("lines") else math.nan
                 # Exact answers counted in distinct prompts (a document from before units: rows).
-                said = r.extra.get("accuracy") or {}
+                said = r.extra.get("accuracy", {})
                 accuracy = said.get("unit_rate", said.get("rate", math.nan))
                 rows.append(
                     [
@@ -949,7 +949,7 @@ class _Site:
 
     def submission(self, e: _Entry) -> None:
         r = e.results
-        nc = r.extra.get("non_compliant") or {}
+        nc = r.extra.get("non_compliant", {})
         said = compliance_note(r)
         alerts = [said] if said and nc.get("compliant") == 0 else []
         notes = ([said] if said and not alerts else []) + [
@@ -984,7 +984,7 @@ class _Site:
         said_multitone = _multitone_table(r)
         if said_multitone:
             tables.append(said_multitone)
-            if (r.extra.get("multitone") or {}).get("protocol", "stateless") == "stateless":
+            if r.extra.get("multitone", {}).get("protocol", "stateless") == "stateless":
                 notes.append(STATELESS_MULTITONE.replace("`", ""))
         kinds = nc.get("kinds") or {}
         cond = r.extra.get("conditions") or {}

@@ -23,12 +23,12 @@ ORDER = ("original", "DL", "DLC", "DLM", "GS", "kernel")
 
 
 def _originals(results: list[Results]) -> list[str]:
-    return list(dict.fromkeys(o for r in results for o in (r.extra.get("variants") or {})))
+    return list(dict.fromkeys(o for r in results for o in r.extra.get("variants", {})))
 
 
 def _points(r: Results, original: str) -> dict[str, float]:
     """Kind -> the family's MB-Core (original: its own)."""
-    found = (r.extra.get("variants") or {}).get(original, {})
+    found = r.extra.get("variants", {}).get(original, {})
     out = {"original": float(r.families.get(original, {}).get("mb_core", np.nan))}
     for kind, entry in found.items():
         out[kind] = float(r.families.get(entry["family"], {}).get("mb_core", np.nan))
@@ -54,7 +54,7 @@ def variants_figure(results: list[Results]) -> Figure:
 def variants_bode_figure(results: list[Results]) -> Figure:
     r = results[0]
     originals = _originals([r])
-    found = r.extra.get("variants") or {}
+    found = r.extra.get("variants", {})
     frequencies = sorted({float(f) for f in r.summary["frequency_cycles"]})
     fig, axes = _grid(2, len(originals), f"Bode curves of each original and its variants: {r.label}", list(ORDER))
     gains: list[float] = []

@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -30,6 +31,17 @@ from mathbode.schema.selection import ALL_PRESET
 from mathbode.schema.universe import Universe, universe_of
 
 from ..results import Results
+from ..sections import (
+    AnsweredRows,
+    Diagnostics,
+    Intervals,
+    Multitone,
+    NonCompliant,
+    PooledVariants,
+    Repeatability,
+    Sections,
+    VariantComparison,
+)
 from ..table import Table
 from .aggregate import (
     PAPER_CONFIG,
@@ -45,7 +57,7 @@ from .dynamics import dynamics
 from .metrics import SWEEP_METRICS, sweep_metrics
 from .multitone import MultitoneSweep, conclude, measure_family, summarize
 from .phase_parts import phase_parts
-from .reference_index import reference_index
+from .reference_index import ReferenceIndex, reference_index
 from .repeatability import repeatability
 from .uncertainty import Reported, score_intervals, wilson_interval
 from .variants import PROMPT, majority, variant_scores
@@ -53,10 +65,6 @@ from .variants import PROMPT, majority, variant_scores
 CUSTOM = "custom"
 #: How a file's answers were obtained when its lines' `meta` does not say: the paper's way.
 DEFAULT_CONDITIONS = {"answer_format": "free", "prompting": "zero-shot", "protocol": "stateless"}
-
-
-#: The measurements of one submission (the name the scorer's callers know).
-Scored = Results
 
 
 def sweep_id(sweep: SweepKey) -> str:
@@ -309,18 +317,165 @@ def recorded_conditions(conditions: dict[str, str] | None) -> dict[str, str]:
     return out
 
 
-def _quiet_floats(function: Callable[..., Scored]) -> Callable[..., Scored]:
+def _quiet_floats(function: Callable[..., Results]) -> Callable[..., Results]:
     """`function` with numpy's floating-point warnings off. An answer near the float limit overflows
     a sweep's sums of squares: its fit and metrics become inf or NaN, which the scores show as n/a
     or as the number they are. numpy's warnings about it printed the scorer's own file paths to the
     user and said nothing the scores do not."""
 
     @functools.wraps(function)
-    def quiet(*args: Any, **kwargs: Any) -> Scored:
+    def quiet(*args: Any, **kwargs: Any) -> Results:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return function(*args, **kwargs)
 
     return quiet
+
+
+@dataclass(frozen=True)
+class ScoringContext:
+    """What a section of the results document is computed from: one submission's answers laid
+    over the reference's rows, the sweeps in scope and the core pipeline's tables. Built once by
+    `score`; each entry of `SECTIONS` reads it and nothing else."""
+
+    reference: Reference
+    universe: Universe
+    index: ReferenceIndex
+    config: ScoreConfig
+    parser: Parser
+    answers: Answers
+    #: The number each line contributes (NaN: none), and its row's position in the reference.
+    values: np.ndarray
+    where_all: np.ndarray
+    #: Every answer over the reference's rows (NaN: not answered or non-compliant).
+    y_all: np.ndarray
+    #: Lines per sweep answered, and the sinusoid sweeps among them.
+    answered: dict[SweepKey, int]
+    touched: set[SweepKey]
+    #: The preset named (None: detected from the answers), and the one scored.
+    preset: str | None
+    preset_name: str
+    #: The sinusoid sweeps in scope, in canonical order; their rows (sweep x step), answers,
+    #: hits (the truth to six decimals) and distinct prompts.
+    scoped: list[SweepKey]
+    where: np.ndarray
+    y: np.ndarray
+    hits: np.ndarray
+    prompts: np.ndarray
+    #: sweeps.csv, and frequency_summary.csv with its interval bars when intervals were asked.
+    sweeps: Table
+    summary: Table
+    intervals: Intervals | None
+    #: Per line: whether it answers a scoped sinusoid row; whether it answers any row scored
+    #: (chirp, step and multi-tone too: what repeatability reads); whether it is a sinusoid's.
+    in_scope_line: np.ndarray
+    scored_line: np.ndarray
+    sinusoid_line: np.ndarray
+    transient_sweeps: set[SweepKey]
+    transient_where: list[int]
+    chirp: Table
+    step: Table
+    multitone_answered: list[SweepKey]
+    #: The conditions recorded: the submission's, the defaults it was asked under, the release.
+    conditions: dict[str, str]
+    #: What one computation gives two sections (GAP's pairs and their pooled headline).
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_sweeps(self) -> int:
+        return len(self.scoped)
+
+
+def _non_compliant(c: ScoringContext) -> NonCompliant:
+    unanswered = np.flatnonzero(c.in_scope_line & np.isnan(c.values)).tolist()
+    lines = [(c.answers.at(i), c.values[i]) for i in unanswered]
+    return cast(NonCompliant, non_compliance(lines, c.parser, total=int(c.in_scope_line.sum())))
+
+
+def _transient_answers(c: ScoringContext) -> AnsweredRows:
+    compliant = int(np.isfinite(c.y_all[c.transient_where]).sum()) if c.transient_where else 0
+    return {"rows": len(c.transient_where), "answered": int((~c.sinusoid_line).sum()), "compliant": compliant}
+
+
+def _repeats(c: ScoringContext) -> Repeatability:
+    found = _repeatability(c.values, c.where_all, c.scored_line, c.index, c.conditions, c.universe.slots)
+    return cast(Repeatability, found)
+
+
+def _transient_diagnostics(c: ScoringContext) -> Diagnostics | None:
+    if not c.transient_sweeps:
+        return None
+    return cast(Diagnostics, diagnostics(c.chirp, c.step, c.summary, c.universe.families))
+
+
+def _paired(c: ScoringContext) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """GAP's pairs and their pooled headline per kind: one computation, two sections (cached on
+    the context, whose first section asks)."""
+    if not (c.reference.variants and c.n_sweeps):
+        return None
+    if "paired" not in c.cache:
+        sequential = c.conditions.get("protocol") == "sequential"
+        c.cache["paired"] = variant_scores(
+            c.sweeps, c.scoped, c.hits, c.reference.variants, c.config, sequential, c.prompts
+        )
+    return cast(tuple[dict[str, Any], dict[str, Any]], c.cache["paired"])
+
+
+def _variants(c: ScoringContext) -> dict[str, dict[str, VariantComparison]] | None:
+    paired = _paired(c)
+    return None if paired is None else cast(dict[str, dict[str, VariantComparison]], paired[0])
+
+
+def _variants_pooled(c: ScoringContext) -> dict[str, PooledVariants] | None:
+    paired = _paired(c)
+    return None if paired is None else cast(dict[str, PooledVariants], paired[1])
+
+
+def _multitone(c: ScoringContext) -> Multitone | None:
+    if not c.multitone_answered:
+        return None
+    protocol = c.conditions.get("protocol", "stateless")
+    copies = c.conditions.get("dedupe") == "yes"
+    plan = c.universe.layout.multitone
+    return cast(Multitone, multitone_reading(c.index, c.y_all, c.multitone_answered, plan, protocol, copies))
+
+
+#: The sections of `scores` after its head, in the order the document writes them: each a function
+#: of the scoring context, None where the section does not apply (then it is left out). A new
+#: section is one entry here, its type in `evaluator/sections.py` and its schema (docs/internals.md,
+#: "Adding a section").
+SECTIONS: tuple[tuple[str, Callable[[ScoringContext], Any]], ...] = (
+    ("num_sweeps", lambda c: c.n_sweeps),
+    ("num_answers", lambda c: int(np.isfinite(c.y).sum())),
+    ("num_answered", lambda c: int(c.in_scope_line.sum())),
+    ("answered_rows", lambda c: _answered_rows(c.index, c.where, c.where_all[c.in_scope_line], c.y, c.universe.slots)),
+    ("num_rows", lambda c: int(c.y.size)),
+    ("transient_answers", _transient_answers),
+    ("preset_rows", lambda c: _preset_rows(c.preset_name, c.answered, c.universe) if c.preset else None),
+    ("coverage", lambda c: preset_coverage(c.touched, c.universe) if c.touched else None),
+    ("conditions", lambda c: c.conditions),
+    ("non_compliant", _non_compliant),
+    ("accuracy", lambda c: exact_units(c.hits, c.prompts, [(s.family, s.question_id) for s in c.scoped])),
+    ("intervals", lambda c: c.intervals),
+    ("repeatability", _repeats),
+    ("diagnostics", _transient_diagnostics),
+    ("phase_parts", lambda c: phase_parts(c.sweeps, c.config.mid_band) or None),
+    ("variants", _variants),
+    ("variants_pooled", _variants_pooled),
+    ("multitone", _multitone),
+    ("dynamics", lambda c: dynamics(c.sweeps, c.conditions) if c.n_sweeps else None),
+)
+#: Sections that are written even when None (null in the document: "none", not "not applicable").
+_NULL_IS_WRITTEN = frozenset({"preset_rows", "coverage"})
+
+
+def sections_of(context: ScoringContext) -> Sections:
+    """Every section of `SECTIONS` that applies to `context`, in document order."""
+    out: dict[str, Any] = {}
+    for name, compute in SECTIONS:
+        found = compute(context)
+        if found is not None or name in _NULL_IS_WRITTEN:
+            out[name] = found
+    return cast(Sections, out)
 
 
 @_quiet_floats
@@ -334,12 +489,13 @@ def score(
     conditions: dict[str, str] | None = None,
     parser: Parser = STRICT,
     resamples: int = 0,
-) -> Scored:
+) -> Results:
     """Measure one submission (its `Answers`, or its lines as `Prediction`s). `preset` limits the
     sweeps; by default every sinusoid sweep it answers.
 
     `resamples` > 0 adds 95 % intervals of the headline scores and each cell's gain and phase
     (see `uncertainty`; they are computed, not resampled: any number above 0 turns them on).
+    The sections after the core pipeline are `SECTIONS`'.
     """
     universe = reference.universe
     answers = answers.in_universe(universe) if isinstance(answers, Answers) else Answers.of(answers, universe)
@@ -399,20 +555,18 @@ def score(
     scoped_row = np.zeros(index.size + 2, dtype=bool)
     scoped_row[where.ravel()] = True
     in_scope_line = scoped_row[where_all]
-    answered_rows = _answered_rows(index, where, where_all[in_scope_line], y, universe.slots)
-    unanswered = [(answers.at(i), values[i]) for i in np.flatnonzero(in_scope_line & np.isnan(values)).tolist()]
-    prompts = index.prompt_id[where]
-    accuracy = exact_units(hits, prompts, [(s.family, s.question_id) for s in scoped])
-    extra: dict[str, Any] = {}
     # A paired release is read in pairs: its headline is over the original families alone (the
     # variants are compared with them in `variants`, never averaged in with them).
     originals = tuple(f for f in universe.families if f not in reference.variants)
     total = overall({f: s for f, s in fam.items() if f not in reference.variants}, originals)
+    intervals: Intervals | None = None
     if resamples > 0 and n_sweeps:
+        # The diagnostics read the summary with its interval bars: intervals are part of the core.
         reported = Reported.of_summary(fam, total, summary)
-        extra["intervals"], bars = score_intervals(sweeps, config, universe.families, reported)
+        found, bars = score_intervals(sweeps, config, universe.families, reported)
         if reference.variants:
-            _overall_of_originals(extra["intervals"], sweeps, config, originals, reported)
+            _overall_of_originals(found, sweeps, config, originals, reported)
+        intervals = cast(Intervals, found)
         summary = summary.join(bars, on=["family", "frequency_cycles"])
     chirp, step, step_curves = transient_tables(index, y_all, transient_sweeps)
     traces = [_trace(s, truth[i], y[i]) for i, s in enumerate(scoped) if s.frequency_cycles in config.mid_band]
@@ -423,48 +577,47 @@ def score(
     ]
     # The chirp and step rows answered (MB-Core and MB-Plus never use them: they are reported apart).
     transient_where = [i for s in index.transient_sweeps if s in transient_sweeps for i in index.steps[s]]
-    scoped_any = scoped_row.copy()
-    scoped_any[transient_where] = True
+    scored_row = scoped_row.copy()
+    scored_row[transient_where] = True
     # A multisine's periods ask the same prompts again: a stateless run's repeats, read like any other.
-    scoped_any[[i for s in multitone_answered for i in index.steps[s]]] = True
-    extra["repeatability"] = _repeatability(
-        values, where_all, scoped_any[where_all], index, conditions or {}, universe.slots
+    scored_row[[i for s in multitone_answered for i in index.steps[s]]] = True
+    context = ScoringContext(
+        reference=reference,
+        universe=universe,
+        index=index,
+        config=config,
+        parser=parser,
+        answers=answers,
+        values=values,
+        where_all=where_all,
+        y_all=y_all,
+        answered=answered,
+        touched=touched,
+        preset=preset,
+        preset_name=preset_name,
+        scoped=scoped,
+        where=where,
+        y=y,
+        hits=hits,
+        prompts=index.prompt_id[where],
+        sweeps=sweeps,
+        summary=summary,
+        intervals=intervals,
+        in_scope_line=in_scope_line,
+        scored_line=scored_row[where_all],
+        sinusoid_line=sinusoid_line,
+        transient_sweeps=transient_sweeps,
+        transient_where=transient_where,
+        chirp=chirp,
+        step=step,
+        multitone_answered=multitone_answered,
+        conditions={**recorded_conditions(conditions), **(reference.release_identity() or {})},
     )
-    transient_answers = {
-        "rows": len(transient_where),
-        "answered": int((~sinusoid_line).sum()),
-        "compliant": int(np.isfinite(y_all[transient_where]).sum()) if transient_where else 0,
-    }
-    if transient_sweeps:
-        extra["diagnostics"] = diagnostics(chirp, step, summary, universe.families)
-    conditions = {**recorded_conditions(conditions), **(reference.release_identity() or {})}
-    parts = phase_parts(sweeps, config.mid_band)
-    if parts:
-        extra["phase_parts"] = parts
-    if reference.variants and n_sweeps:
-        extra["variants"], extra["variants_pooled"] = variant_scores(
-            sweeps,
-            scoped,
-            hits,
-            reference.variants,
-            config,
-            sequential=conditions.get("protocol") == "sequential",
-            prompts=prompts,
-        )
-    if multitone_answered:
-        protocol = conditions.get("protocol", "stateless")
-        copies = conditions.get("dedupe") == "yes"
-        extra["multitone"] = multitone_reading(
-            index, y_all, multitone_answered, universe.layout.multitone, protocol, copies
-        )
-    found = dynamics(sweeps, conditions) if n_sweeps else None
-    if found is not None:
-        extra["dynamics"] = found
     if not n_sweeps and multitone_answered:
         total["note"] = "no sinusoid rows: a multi-tone release is read by its multitone section"
     elif not n_sweeps:
         total["note"] = "no sinusoid rows: MB-Core and MB-Plus are made from sinusoid sweeps only"
-    return Scored(
+    return Results(
         label=label,
         model=model,
         preset=preset_name,
@@ -472,22 +625,9 @@ def score(
         summary=summary,
         families=fam,
         overall=total,
-        extra={
-            "num_sweeps": n_sweeps,
-            "num_answers": int(np.isfinite(y).sum()),
-            "num_answered": int(in_scope_line.sum()),
-            "answered_rows": answered_rows,
-            "num_rows": int(y.size),
-            "transient_answers": transient_answers,
-            "preset_rows": _preset_rows(preset_name, answered, universe) if preset else None,
-            "coverage": preset_coverage(touched, universe) if touched else None,
-            "conditions": conditions,
-            "non_compliant": non_compliance(unanswered, parser, total=int(in_scope_line.sum())),
-            "accuracy": accuracy,
-            **extra,
-        },
+        extra=sections_of(context),
         provenance=provenance(reference, config, preset_name, parser),
-        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel(), universe, prompts.ravel()),
+        correct=_CorrectRows(index.rows, where.ravel(), hits.ravel(), universe, context.prompts.ravel()),
         chirp=chirp,
         step=step,
         step_curves=step_curves,
