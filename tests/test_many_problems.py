@@ -183,7 +183,10 @@ def stub_server(release):
     )
     try:
         line = process.stdout.readline()
-        assert line.startswith("Serving truth, noisy, delay-K at http://127.0.0.1:"), line + process.stderr.read()
+        if not (line.startswith("Serving truth, noisy, delay-K") and " at http://127.0.0.1:" in line):
+            # Stopped first: reading a running server's stderr would wait for it forever.
+            process.kill()
+            pytest.fail(f"the stand-in did not start: {line!r} {process.communicate(timeout=10)[1]!r}")
         yield line.split(" at ")[1].split()[0]
     finally:
         process.terminate()

@@ -39,10 +39,13 @@ def server():
     )
     try:
         line = process.stdout.readline()
-        assert line.startswith(
+        if not line.startswith(
             "Serving truth, noisy, delay-K, anchor-A, poly-E-O, wiener-A-E-O, hammerstein-A-E-O, jitter-E, fixed-E, "
             "numbers, gsgain-G at http://127.0.0.1:"
-        ), line + process.stderr.read()
+        ):
+            # Stopped first: reading a running server's stderr would wait for it forever.
+            process.kill()
+            pytest.fail(f"the stand-in did not start as documented: {line!r} {process.communicate(timeout=10)[1]!r}")
         yield line.split(" at ")[1].split()[0]
     finally:
         process.terminate()
