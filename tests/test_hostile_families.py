@@ -129,7 +129,7 @@ def test_a_check_that_runs_past_its_time_limit_fails_naming_the_family(tmp_path,
     from mathbode.builder.families import check
     from mathbode.cli.family import main as family_cli
 
-    monkeypatch.setattr(check, "_answers", lambda family, report: time.sleep(60))
+    monkeypatch.setattr(check, "_answers", lambda family, report, *options: time.sleep(60))
     start = time.monotonic()
     result = CliRunner().invoke(family_cli, ["check", "--time-limit", "1", str(family_file(tmp_path))])
     assert result.exit_code == 1 and "Traceback" not in result.output
