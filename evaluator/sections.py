@@ -286,6 +286,8 @@ class VariantComparison(TypedDict):
     shared_sweeps: int
     mb_core_diff: float
     mb_core_diff_interval: Interval
+    #: Why there is no interval (null `mb_core_diff_interval`): too few units in a cell.
+    mb_core_diff_no_interval: NotRequired[str]
     mb_core_diff_unit: NotRequired[Literal["problem", "sweep"]]
     mb_core_diff_n_units: NotRequired[int]
     mb_core_calibrated_diff: NotRequired[float]

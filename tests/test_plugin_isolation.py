@@ -231,42 +231,40 @@ def test_a_plugin_familys_text_is_printed_escaped(tmp_path, case):
     assert (facts["title"], facts["summary"]) == (title, summary)  # escaped for the terminal, not changed
 
 
-@pytest.fixture(params=["forked", "fresh interpreter"])
-def start(request):
-    """The two ways a child starts (`mathbode.core.child`): forked from this process where it has
-    one thread, else a fresh interpreter; a thread kept alive during the test forces the second."""
-    if request.param == "forked":
-        yield request.param
-        return
-    import threading
+@pytest.mark.parametrize("start", ["forked", "fresh interpreter"])
+def test_either_start_loads_a_plugin_and_says_each_fate(tmp_path, start):
+    """The two ways a child starts (`mathbode.core.child`): forked from the command where it has one
+    thread, else a fresh interpreter (a thread kept alive forces the second). Run in an interpreter
+    of its own: a test worker may hold other tests' threads, which would make every start fresh."""
+    from .conftest import fresh_python
 
-    stop = threading.Event()
-    waiter = threading.Thread(target=stop.wait)
-    waiter.start()
-    try:
-        yield request.param
-    finally:
-        stop.set()
-        waiter.join()
-
-
-def test_either_start_loads_a_plugin_and_says_each_fate(tmp_path, monkeypatch, start):
-    from importlib.metadata import EntryPoint
-
-    from mathbode.builder.families.plugins import GROUP, load_plugins
-    from mathbode.core.forking import can_fork
-
-    assert can_fork() == (start == "forked")
     bodies = {"good": family(), "looper": LOOPS_PAST_SIGALRM["blocks-signal"] + "while True:\n    pass\n"}
     bodies["quitter"] = "import os\nos._exit(3)\n"
     for name, body in bodies.items():
         (tmp_path / f"hostile_{name}.py").write_text(body, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    points = [EntryPoint(name, f"hostile_{name}", GROUP) for name in bodies]
-    began = time.monotonic()
-    plugins = load_plugins(points, seconds=2)
-    assert time.monotonic() - began < 60
-    assert list(plugins.families) == ["good.orbit"]
-    said = {p.namespace: p.message for p in plugins.problems}
+    program = f"""
+        import json, sys, threading, time
+        sys.path.insert(0, {str(tmp_path)!r})
+        from importlib.metadata import EntryPoint
+        from mathbode.builder.families.plugins import GROUP, load_plugins
+        from mathbode.core.forking import can_fork
+
+        stop = threading.Event()
+        waiter = threading.Thread(target=stop.wait)
+        if {start == "fresh interpreter"!r}:
+            waiter.start()
+        forked = can_fork()
+        began = time.monotonic()
+        plugins = load_plugins([EntryPoint(n, "hostile_" + n, GROUP) for n in {list(bodies)!r}], seconds=2)
+        took = time.monotonic() - began
+        stop.set()
+        said = {{p.namespace: p.message for p in plugins.problems}}
+        print(json.dumps({{"forked": forked, "took": took, "families": list(plugins.families), "said": said}}))
+    """
+    found = json.loads(fresh_python(program).splitlines()[-1])
+    assert found["forked"] == (start == "forked")
+    assert found["took"] < 60
+    assert found["families"] == ["good.orbit"]
+    said = found["said"]
     assert said["looper"].startswith("cannot be loaded: its import ran past 2 s and was killed")
     assert said["quitter"].startswith("cannot be loaded: its import exited with code 3 before it answered")

@@ -155,6 +155,8 @@ NOT_WRITTEN_BY_A_KIND = {
     "scores/families{}/note": "why a family has no MB-Core",
     # A variant kind pooled over too few units for an interval.
     "scores/variants_pooled{}/no_interval": "why the pooled difference has no interval",
+    # A pair with too few units in a cell (test_evidence_units scores one of one shared sweep).
+    "scores/variants{}{}/mb_core_diff_no_interval": "why a pair's difference has no interval",
 }
 
 
