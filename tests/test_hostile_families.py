@@ -231,6 +231,9 @@ def test_the_users_ctrl_c_during_a_family_files_import_still_stops_the_command(t
         import os, signal, threading, time
         from mathbode.builder.families.files import families_from_file
 
+        # A command started from a shell handles Ctrl-C; a test worker's children inherit its
+        # SIGINT ignored, so this interpreter takes Python's own handler back first.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
         start = time.monotonic()
         try:
