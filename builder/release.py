@@ -30,7 +30,7 @@ from mathbode.core.forking import can_fork, ignore_sigint, sigint_held, usable_c
 from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
 from mathbode.schema.description import ReleaseRequest, data_path, describe
-from mathbode.schema.drives import STANDARD
+from mathbode.schema.drives import MULTITONE, STANDARD, MultitoneDesign
 from mathbode.schema.layout import layout
 from mathbode.schema.manifest import (
     MANIFEST,
@@ -47,7 +47,7 @@ from mathbode.schema.splits import prompts_hash
 from mathbode.schema.truth_facts import truth_facts
 
 from .families import FAMILIES, Family, extended_families, get_family
-from .families.check import check_family, precheck
+from .families.check import check_family, multitone_drive, precheck
 from .families.variants import SURFACE_KINDS, surface_problems
 from .rows import family_columns
 from .splits import SplitPlan, drawn_family, overlaps
@@ -70,6 +70,21 @@ def release_name(families: list[Family]) -> str:
     if all(n in FAMILIES or n in extended_families() for n in names):
         return EXTENDED_NAME
     return CUSTOM_NAME
+
+
+def design_suffix(design: MultitoneDesign | None) -> str:
+    """What a multi-tone release's default name adds for a design other than the layout's: its
+    realizations x periods and its level where they differ (`-8x4`, `-rms0.5`), so releases of a
+    level sweep do not share a name."""
+    if design is None:
+        return ""
+    default = layout(MULTITONE).multitone.design
+    out = ""
+    if (design.realizations, design.periods) != (default.realizations, default.periods):
+        out += f"-{design.realizations}x{design.periods}"
+    if design.level != default.level:
+        out += f"-rms{design.level:g}"
+    return out
 
 
 FORMATS = RELEASE_FORMATS
@@ -152,6 +167,7 @@ def build_release(
     split: SplitPlan | None = None,
     drives: str = "standard",
     questions: int | None = None,
+    design: MultitoneDesign | None = None,
 ) -> BuildResult:
     """Generate `families` and write the release to `out`, replacing an older release there.
 
@@ -165,13 +181,22 @@ def build_release(
     questions drawn from the seed (`splits.seeded`; a family without draws is left out, with a
     warning), and its identity recorded (seed or commitment, canary, overlap with the canonical
     release and with the splits named). With `questions` (and `split`), each family holds that
-    many problems drawn from the seed, the manifest saying so (`questions`).
+    many problems drawn from the seed, the manifest saying so (`questions`). With `design`, the
+    multi-tone drives' realizations, periods and level (None: the layout's), every family's drive
+    checked at that level (`multitone_drive`), the manifest's `drives` saying so.
     """
     if fmt not in FORMATS:
         raise UsageError(f"Unknown format {fmt!r}. Available: {', '.join(FORMATS)}.")
     if not families:
         raise UsageError("No family to build: name at least one (see mathbode families).")
     layout(drives)  # an unknown drives name is an error naming the known ones
+    if design is not None:
+        if drives != MULTITONE:
+            raise UsageError(
+                "--realizations, --periods and --rms-level design the multi-tone drives: give --drives multitone."
+            )
+        if design == layout(MULTITONE).multitone.design:
+            design = None  # the layout's design: the release is byte for byte the one built without options
     if drives != STANDARD and split is not None:
         raise UsageError("--drives multitone builds the families' own questions: it takes no --seed.")
     if questions is not None:
@@ -188,6 +213,13 @@ def build_release(
                 f"family {family.name!r} fails its check: {'; '.join(map(str, problems))}. "
                 f"`mathbode family check {family.name}` checks it in full."
             )
+    if drives == MULTITONE:
+        # The drive rules at the chosen level, for every family (a canonical one too: its pinned
+        # rows are on the standard grid). The layout's level passes wherever the standard grid does.
+        plan = layout(drives, None, design).multitone
+        for family in families:
+            if problems := multitone_drive(family, plan):
+                raise UsageError(f"family {family.name!r} cannot be driven so: {'; '.join(map(str, problems))}.")
     if split is not None:
         # The release reader loads for a split's build only (the canonical build never reads one back).
         from mathbode.schema.dataset import checked_manifest
@@ -203,7 +235,7 @@ def build_release(
         name = name or split.default_name(release_name(drawable))
     name = name or release_name(families)
     if drives != STANDARD and name in (RELEASE_NAME, EXTENDED_NAME, CUSTOM_NAME):
-        name = f"{name}-Multitone"
+        name = f"{name}-Multitone{design_suffix(design)}"
     if not re.match(layout().release_name_pattern, name):
         raise UsageError(
             f"--name {name!r} is not a release name: letters, digits, '.', '_' and '-', starting with a letter or "
@@ -221,7 +253,7 @@ def build_release(
         files: dict[str, FileEntry] = {}
         prompts_only = split is not None and split.prompts_only
         generation = stack.enter_context(
-            closing(_Generation(families, tmp, fmt, prompts_only, checked, drives, questions))
+            closing(_Generation(families, tmp, fmt, prompts_only, checked, drives, questions, design))
         )
         if card_renderer is None:
             card_library()  # the card library's import, on this core while the families are generated
@@ -244,6 +276,7 @@ def build_release(
             split=split.record() if split is not None else None,
             prompts_only=prompts_only,
             questions=questions,
+            design=design,
         )
         # The description validate rebuilds from the same request: one function writes both.
         built = {f.name: f for f in families}
@@ -261,6 +294,7 @@ def build_release(
             prompts_only=described.get("prompts_only", False),
             drives=described.get("drives"),
             questions=described.get("questions"),
+            multitone_design=described.get("multitone_design"),
         )
         card = (card_renderer or render_card)(manifest, facts)
         manifest = write_release_metadata(tmp, manifest, card)
@@ -329,18 +363,20 @@ def write_family(
     check: bool = False,
     drives: str = STANDARD,
     questions: int | None = None,
+    design: MultitoneDesign | None = None,
 ) -> Written:
     """Generate one family and write its data file into `folder`: its manifest entries, the
     seconds its rows took to generate, what its check (with `check`) warned of, and its facts
     for the card. `drives`:
     the grid (standard, or multi-tone: its check is the family's, on its standard rows);
-    `questions`: the problems it holds (None: the layout's three).
+    `questions`: the problems it holds (None: the layout's three); `design`: the multi-tone design
+    (None: the layout's).
 
     The facts are taken here, where the rows were just made: the family's solutions (sympy's
     solve) are cached on it by then. A forked worker's cache never reaches the parent, which
     would solve every family's equations again for the card's formula and answer kind."""
     start = time.perf_counter()
-    columns = family_columns(family, layout(drives, questions))
+    columns = family_columns(family, layout(drives, questions, design))
     seconds = time.perf_counter() - start
     table = table_from_lists(columns, layout().arrow_schema)
     said: tuple[str, ...] = ()
@@ -391,10 +427,12 @@ class _Interrupted:
     (the build handles it), so this is an interrupt raised in the work itself."""
 
 
-def _write_job(job: tuple[int, Path, str, bool, bool, str, int | None]) -> Written | _Interrupted:
-    index, folder, fmt, prompts_only, check, drives, questions = job
+def _write_job(
+    job: tuple[int, Path, str, bool, bool, str, int | None, MultitoneDesign | None],
+) -> Written | _Interrupted:
+    index, folder, fmt, prompts_only, check, drives, questions, design = job
     try:
-        return write_family(_JOBS[index], folder, fmt, prompts_only, check, drives, questions)
+        return write_family(_JOBS[index], folder, fmt, prompts_only, check, drives, questions, design)
     except KeyboardInterrupt:
         return _Interrupted()
 
@@ -417,9 +455,11 @@ class _Generation:
         checked: frozenset[str] | set[str] = frozenset(),
         drives: str = STANDARD,
         questions: int | None = None,
+        design: MultitoneDesign | None = None,
     ) -> None:
         self.jobs = [
-            (family, folder, fmt, prompts_only, family.name in checked, drives, questions) for family in families
+            (family, folder, fmt, prompts_only, family.name in checked, drives, questions, design)
+            for family in families
         ]
         workers = min(len(families), usable_cores())
         self.pool = None
@@ -429,7 +469,10 @@ class _Generation:
                 self.pool = multiprocessing.get_context("fork").Pool(workers, initializer=ignore_sigint)
             self.results = self.pool.imap(
                 _write_job,
-                [(i, folder, fmt, prompts_only, f.name in checked, drives, questions) for i, f in enumerate(families)],
+                [
+                    (i, folder, fmt, prompts_only, f.name in checked, drives, questions, design)
+                    for i, f in enumerate(families)
+                ],
             )
 
     def __iter__(self) -> Iterator[Written]:

@@ -157,7 +157,7 @@ def _html(text: str) -> str:
 
 def render_card(manifest: Manifest, families: list[FamilyFacts], repo_id: str = DEFAULT_REPO_ID) -> str:
     """The README.md text for the release described by `manifest` (`families` in its order)."""
-    lay = layout(manifest.drive_set, manifest.questions)
+    lay = layout(manifest.drive_set, manifest.questions, manifest.design)
     sweeps: dict[str, int] = {}
     for sweep in lay.sweeps():
         sweeps[sweep.signal_type] = sweeps.get(sweep.signal_type, 0) + 1

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import time
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import click
 
 from mathbode.cards.helper import CardHelper
 from mathbode.core.errors import MathBodeError
-from mathbode.schema.layout import MAX_QUESTIONS
+from mathbode.schema.drives import MAX_LEVEL, MAX_PERIODS, MAX_REALIZATIONS, MIN_LEVEL, MultitoneDesign, design_problem
+from mathbode.schema.layout import MAX_QUESTIONS, layout
 from mathbode.schema.manifest import RELEASE_FORMATS
 from mathbode.schema.splits import PROBLEMS_SEED, private_seed_problem
 
@@ -108,6 +110,34 @@ MIN_QUESTIONS = 2
     "the default --families is the canonical five; its one preset is ALL (run, baseline and batch write take "
     "it with --reference DIR).",
 )
+@click.option(
+    "--realizations",
+    type=int,
+    default=None,
+    metavar="R",
+    help=f"With --drives multitone: realizations of the multisine (its random phases drawn again), 1 to "
+    f"{MAX_REALIZATIONS} (default 4). More realizations narrow the BLA's interval and separate stochastic "
+    "distortion from it.",
+)
+@click.option(
+    "--periods",
+    type=int,
+    default=None,
+    metavar="P",
+    help=f"With --drives multitone: periods each realization and the two-tone are asked for, 1 to {MAX_PERIODS} "
+    "(default 2). Two or more measure the noise (the spread across periods); one measures none.",
+)
+@click.option(
+    "--rms-level",
+    "rms_level",
+    default=None,
+    metavar="L",
+    help=f"With --drives multitone: the drives' RMS as a multiple of the RMS of the family's unit sinusoid "
+    f"(epsilon / sqrt 2), {MIN_LEVEL} to {MAX_LEVEL} with at most 3 decimals (default 1; each row's "
+    "amplitude_scale). The BLA depends on the level: a release a level, scored alike, tells compression (a "
+    "gain that moves with the level) from a linear gain error. Every family's drive must stay inside its "
+    "p_range at the drives' peak.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @exit_on_error
 def main(
@@ -123,6 +153,9 @@ def main(
     variants: str | None,
     questions: int | None,
     drives: str,
+    realizations: int | None,
+    periods: int | None,
+    rms_level: str | None,
     quiet: bool,
 ) -> None:
     """Build a MathBode release: prompts and exact ground truth for every family, signal and step.
@@ -145,6 +178,7 @@ def main(
             "draws problems on the standard grid; --drives multitone builds the families' own questions",
             param_hint="--questions",
         )
+    design = _design(drives, realizations, periods, rms_level)
     with CardHelper() as helper:
         from mathbode.builder.families import resolve_families
         from mathbode.builder.release import build_release, stderr_progress
@@ -180,6 +214,7 @@ def main(
             split=split,
             drives=drives,
             questions=questions,
+            design=design,
         )
     for warning in result.warnings:
         click.echo(f"Warning: {warning}", err=True)
@@ -195,3 +230,35 @@ def main(
                 f"split {m.prompts_hash}, canary {m.canary}; prompts in common with the canonical release: "
                 f"{common.get('prompts_in_common')} of {common.get('of')}"
             )
+
+
+def _design(drives: str, realizations: int | None, periods: int | None, level: str | None) -> MultitoneDesign | None:
+    """The multi-tone design the options ask for (the layout's for each one not given), or None."""
+    given = {"--realizations": realizations, "--periods": periods, "--rms-level": level}
+    if all(value is None for value in given.values()):
+        return None
+    if drives != "multitone":
+        option = next(name for name, value in given.items() if value is not None)
+        raise click.BadParameter("designs the multi-tone drives: give --drives multitone too", param_hint=option)
+    default = layout("multitone").multitone.design
+    chosen = (
+        default.realizations if realizations is None else realizations,
+        default.periods if periods is None else periods,
+        default.level if level is None else _level(level),
+    )
+    if problem := design_problem(*chosen):
+        option = {"realizations": "--realizations", "periods": "--periods"}.get(problem.split(" = ")[0], "--rms-level")
+        raise click.BadParameter(problem, param_hint=option)
+    return MultitoneDesign(*chosen)
+
+
+def _level(text: str) -> float | str:
+    """The level as a float when its text is a decimal number of at most 3 decimals (else the
+    text itself, which `design_problem` refuses with what a level must be)."""
+    try:
+        exact = Decimal(text.strip())
+    except InvalidOperation:
+        return text
+    if not exact.is_finite() or exact.adjusted() > 3 or exact != exact.quantize(Decimal("0.001")):
+        return text
+    return float(exact)

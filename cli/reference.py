@@ -12,6 +12,7 @@ from typing import Any, Callable
 import pyarrow as pa
 
 from mathbode.core.errors import UnknownNameError, UsageError
+from mathbode.schema.drives import MultitoneDesign
 
 
 class BuilderTruth:
@@ -72,8 +73,8 @@ class BuilderTruth:
 
         return drawn
 
-    def for_drives(self, drives: str) -> Callable[[str], pa.Table | None]:
-        """The truth of a release of other drives (multi-tone): each family's rows on that grid."""
+    def for_drives(self, drives: str, design: MultitoneDesign | None = None) -> Callable[[str], pa.Table | None]:
+        """The truth of a release of other drives (multi-tone, of `design`): each family's rows on that grid."""
 
         def driven(family: str) -> pa.Table | None:
             from mathbode.builder.families import get_family
@@ -81,7 +82,7 @@ class BuilderTruth:
             from mathbode.schema.layout import layout
 
             try:
-                return family_table(get_family(family), layout(drives))
+                return family_table(get_family(family), layout(drives, None, design))
             except UnknownNameError:
                 return None
 

@@ -177,7 +177,9 @@ def systems_of(reference: str | None, noise: float = 0.01, seed: int = 0) -> Kno
         from mathbode.schema.universe import canonical_universe
 
         table = packaged_reference(list(canonical_universe().families)).table
-    rows = table.select(["family", "question_id", "prompt", "ground_truth"]).to_pylist()
+    rows = table.select(
+        ["family", "question_id", "signal_type", "amplitude_scale", "prompt", "ground_truth"]
+    ).to_pylist()
     truth = {r["prompt"]: r["ground_truth"] for r in rows}
     return KnownSystems(truth, deviations(rows), tuple(gs_names), noise, seed)
 

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from mathbode.schema.drives import MULTITONE_SIGNALS
 from mathbode.schema.layout import layout
 from mathbode.schema.parsing import truncate
 
@@ -212,7 +213,12 @@ def prompt_normal(prompt: str) -> float:
 
 def deviations(rows: Iterable[dict[str, Any]]) -> dict[str, tuple[float, float]]:
     """prompt -> (centre, scale) of its question's exact answers (per family and question): the
-    mean, and the standard deviation times sqrt 2."""
+    mean, and the standard deviation times sqrt 2.
+
+    A multi-tone release is driven at one level (`mathbode-build --rms-level L`); its scale is its
+    spread divided by L, the spread at level 1, so a static map (poly, wiener, hammerstein) is one
+    map of the answer whatever the level: a release of another level drives the same map harder
+    or softer, and its BLA moves as a nonlinearity's does (level 1: the spread itself)."""
     by_question: dict[tuple[Any, Any], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_question[(row.get("family"), row["question_id"])].append(row)
@@ -221,7 +227,10 @@ def deviations(rows: Iterable[dict[str, Any]]) -> dict[str, tuple[float, float]]
         truths = [float(r["ground_truth"]) for r in members]
         centre = math.fsum(truths) / len(truths)
         spread = math.sqrt(math.fsum((t - centre) ** 2 for t in truths) / len(truths))
-        out.update({r["prompt"]: (centre, spread * math.sqrt(2)) for r in members})
+        levels = {r.get("amplitude_scale") for r in members}
+        multitone = all(r.get("signal_type") in MULTITONE_SIGNALS for r in members) and len(levels) == 1
+        level = float(levels.pop()) if multitone else 1.0  # a validated release's: 0.01 to 10
+        out.update({r["prompt"]: (centre, spread * math.sqrt(2) / level) for r in members})
     return out
 
 

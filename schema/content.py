@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
+from .drives import MultitoneDesign
 from .keys import format_key, row_key
 from .layout import layout
 from .release_hashes import RELEASE_CONTENT_HASHES, release_content_hash
@@ -122,11 +123,13 @@ def check_content(
     prompts_only: bool = False,
     drives: str = "standard",
     questions: int | None = None,
+    design: MultitoneDesign | None = None,
 ) -> bool:
     """Check each family's rows (family -> (file, table)) against the canonical content, or, for
     a family that is not one of the canonical five, against its truth when this installation
     knows it (`origins`: family -> the package that defines it, from the manifest). `questions`:
-    the problems a family holds (`mathbode-build --questions`; None: the layout's).
+    the problems a family holds (`mathbode-build --questions`; None: the layout's); `design`: a
+    multi-tone release's design (None: the layout's).
 
     True when every family is canonical."""
     canonical = True
@@ -135,7 +138,11 @@ def check_content(
         if hashes[family] == RELEASE_CONTENT_HASHES.get(family):
             continue
         canonical = False
-        if table.num_rows != layout(drives, questions if drives == "standard" else None).rows_per_family:
+        if drives == "standard":
+            expected = layout(drives, questions).rows_per_family
+        else:
+            expected = layout(drives, None, design).rows_per_family
+        if table.num_rows != expected:
             continue  # the row count error already says what is wrong
         if drives != "standard":  # multi-tone rows: no published hash, the builder's rows say
             driven = truth(family) if truth is not None else None

@@ -23,7 +23,7 @@ from .arrow_guard import arrow_file_problem
 from .compiled import compiled
 from .content import TruthRows, check_content, verdict
 from .description import FamilyDescriber, canonical_family, check_description, unencodable_path
-from .drives import MULTITONE, MULTITONE_SIGNALS, STANDARD
+from .drives import MULTISINE, MULTITONE, MULTITONE_SIGNALS, STANDARD, MultitoneDesign, design_problem
 from .keys import RowKey, SweepKey, canonical_family_keys, canonical_sweeps, format_key, row_key, row_keys
 from .layout import MAX_QUESTIONS, layout
 from .manifest import CARD, MANIFEST, Manifest
@@ -108,15 +108,43 @@ def questions_of(table: pa.Table) -> int | None:
     return highest + 1
 
 
-def check_table(table: pa.Table, report: Report, where: str, questions: int | None = None) -> dict[str, int]:
+def design_of_table(table: pa.Table) -> MultitoneDesign | None:
+    """The multi-tone design a data file read alone is on, when its multisine rows say one other
+    than the layout's: as many realizations as phase_deg values, as many periods as
+    frequency_cycles values, their one amplitude_scale the level (None: the layout's, or rows that
+    say no valid design; the grid check then names what is off). A release folder says it in its
+    manifest (`drives`)."""
+    import pyarrow.compute as pc
+
+    if drives_of(table) != MULTITONE or not {"phase_deg", "frequency_cycles", "amplitude_scale"} <= set(
+        table.column_names
+    ):
+        return None
+    multisine = table.filter(pc.equal(table.column("signal_type"), MULTISINE))
+    counts = [len(pc.unique(multisine.column(name)).drop_null()) for name in ("phase_deg", "frequency_cycles")]
+    levels = pc.unique(multisine.column("amplitude_scale")).drop_null().to_pylist()
+    if len(levels) != 1 or design_problem(counts[0], counts[1], levels[0]) is not None:
+        return None
+    design = MultitoneDesign(counts[0], counts[1], float(levels[0]))
+    return None if design == layout(MULTITONE).multitone.design else design
+
+
+def check_table(
+    table: pa.Table,
+    report: Report,
+    where: str,
+    questions: int | None = None,
+    design: MultitoneDesign | None = None,
+) -> dict[str, int]:
     """Rows, keys and grid of one data file (the standard grid, or the multi-tone one when its
-    rows are multi-tone drives; `questions` problems a family, None: the layout's); returns rows
-    per family found."""
+    rows are multi-tone drives; `questions` problems a family, None: the layout's; `design` a
+    multi-tone design, None: the layout's); returns rows per family found."""
     drives = drives_of(table)
-    clean = _clean_table(table, drives, questions)
+    design = design if drives == MULTITONE else None
+    clean = _clean_table(table, drives, questions, design)
     if clean is not None:
         return clean
-    lay = layout(drives, questions)
+    lay = layout(drives, questions, design)
     schema = compiled(SCHEMA)
     keys_seen: dict[RowKey, int] = {}
     steps: dict[SweepKey, set[int]] = defaultdict(set)
@@ -147,7 +175,7 @@ def check_table(table: pa.Table, report: Report, where: str, questions: int | No
         steps[key.sweep].add(key.time_step)
     full = set(range(lay.time_steps))
     for family in per_family:
-        expected = canonical_sweeps(family, drives, questions)
+        expected = canonical_sweeps(family, drives, questions, design)
         for sweep in expected:
             have = steps.get(sweep, set())
             if have != full:
@@ -169,7 +197,9 @@ def check_table(table: pa.Table, report: Report, where: str, questions: int | No
     return dict(per_family)
 
 
-def _clean_table(table: pa.Table, drives: str = STANDARD, questions: int | None = None) -> dict[str, int] | None:
+def _clean_table(
+    table: pa.Table, drives: str = STANDARD, questions: int | None = None, design: MultitoneDesign | None = None
+) -> dict[str, int] | None:
     """Rows per family if the file is clean, checked column by column; None if anything is off.
 
     Clean: the keys are exactly those of the families present, once each; every row passes the
@@ -184,7 +214,7 @@ def _clean_table(table: pa.Table, drives: str = STANDARD, questions: int | None 
     in_order = len(families) == 1 and is_family_name(families[0])
     if in_order:
         # The file holds the family's keys in the release's order: valid keys, nothing to ask.
-        canonical = _canonical_key_columns(families[0], drives, questions)
+        canonical = _canonical_key_columns(families[0], drives, questions, design)
         if any(table.column(name).to_pylist() != canonical[name] for name in key if name != "frequency_cycles"):
             return None
         # A chirp row's frequency is not part of its key (None here): the schema checks its range.
@@ -205,18 +235,20 @@ def _clean_table(table: pa.Table, drives: str = STANDARD, questions: int | None 
     if not in_order:
         keys = set(row_keys(columns))
         if len(keys) != table.num_rows or keys != set().union(
-            *(canonical_family_keys(f, drives, questions) for f in families)
+            *(canonical_family_keys(f, drives, questions, design) for f in families)
         ):
             return None
     return {family: table.num_rows for family in families} if len(families) == 1 else dict(Counter(columns["family"]))
 
 
 @cache
-def _canonical_key_columns(family: str, drives: str = STANDARD, questions: int | None = None) -> dict[str, list[Any]]:
+def _canonical_key_columns(
+    family: str, drives: str = STANDARD, questions: int | None = None, design: MultitoneDesign | None = None
+) -> dict[str, list[Any]]:
     """The key columns of one family's rows in the release's order, as Python values (Arrow's
     conversions from Python import pandas; comparing lists does not)."""
-    lay = layout(drives, questions)
-    sweeps = canonical_sweeps(family, drives, questions)
+    lay = layout(drives, questions, design)
+    sweeps = canonical_sweeps(family, drives, questions, design)
     steps = lay.time_steps
     columns = {name: [value for sweep in sweeps for value in [getattr(sweep, name)] * steps] for name in lay.key[:-1]}
     columns["time_step"] = list(range(steps)) * len(sweeps)
@@ -431,8 +463,8 @@ def _check_manifest_facts(manifest: Manifest, report: Report) -> None:
 
 def _check_one_file(table: pa.Table, report: Report, name: str, truth: TruthRows | None) -> None:
     """A lone data file: its rows, and whether they are a family's canonical rows."""
-    questions = questions_of(table)
-    found = check_table(table, report, name, questions)
+    questions, design = questions_of(table), design_of_table(table)
+    found = check_table(table, report, name, questions, design)
     report.summary["rows"] = found
     if questions is not None and report.valid:
         # A family of N drawn problems is a fresh split's: only its release folder says the seed.
@@ -450,11 +482,11 @@ def _check_one_file(table: pa.Table, report: Report, name: str, truth: TruthRows
     drives = drives_of(table)
     if drives != STANDARD:  # compared with the builder's rows on the grid the file's rows are on
         for_drives = getattr(truth, "for_drives", None)
-        truth = for_drives(drives) if callable(for_drives) else None
+        truth = for_drives(drives, design) if callable(for_drives) else None
     if len(found) == 1:
         family = next(iter(found))
         hashes = {family: content_hash(table)}
-        canonical = check_content({family: (name, table)}, hashes, report, truth, drives=drives)
+        canonical = check_content({family: (name, table)}, hashes, report, truth, drives=drives, design=design)
         report.summary["canonical"] = canonical and report.valid
         report.summary["text"] = [verdict(canonical, hashes, report.valid)]
 
@@ -502,7 +534,7 @@ def check_release(
     if manifest is not None and manifest.drive_set != STANDARD:
         # A multi-tone release's rows are the builder's on the multi-tone grid.
         for_drives = getattr(truth, "for_drives", None)
-        truth = for_drives(manifest.drive_set) if callable(for_drives) else None
+        truth = for_drives(manifest.drive_set, manifest.design) if callable(for_drives) else None
     listed = list(manifest.data_files) if manifest else []
     data_files = list(listed)
     if not listed:  # no manifest: the data files found, each confined to the release like a listed one
@@ -549,6 +581,7 @@ def check_release(
             report,
             rel,
             manifest.questions if manifest else None,
+            manifest.design if manifest else None,
         )
         rows.update(found)
         if manifest and rel in manifest.files:
@@ -589,7 +622,8 @@ def check_release(
     origins = {name: entry.origin for name, entry in manifest.families.items()} if manifest else {}
     drives = manifest.drive_set if manifest else STANDARD
     questions = manifest.questions if manifest else None
-    canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only, drives, questions)
+    design = manifest.design if manifest else None
+    canonical = check_content(tables, hashes, report, truth, origins, split, prompts_only, drives, questions, design)
     if manifest:
         check_split_identity(manifest, tables, report, prompts_only)
         check_pairing(manifest, tables, report, prompts_only)

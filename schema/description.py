@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .drives import MULTITONE, STANDARD
+from .drives import MULTITONE, STANDARD, MultitoneDesign, design_of, design_record, record_problem
 from .layout import layout
 from .release_hashes import RELEASE_FAMILY_VERSIONS
 from .report import Report
@@ -69,6 +69,9 @@ class ReleaseRequest:
     prompts_only: bool = False
     #: Problems a family (`--variants gap --questions N`); None: the layout's three.
     questions: int | None = None
+    #: The multi-tone drives' realizations, periods and level (`--realizations`, `--periods`,
+    #: `--rms-level`); None: the layout's. Recorded as `multitone_design`, its drives in `drives`.
+    design: MultitoneDesign | None = None
 
 
 def request_of(raw: Mapping[str, Any]) -> ReleaseRequest:
@@ -88,7 +91,15 @@ def request_of(raw: Mapping[str, Any]) -> ReleaseRequest:
         split=raw.get("split"),
         prompts_only=raw.get("prompts_only") is True,
         questions=questions if type(questions := raw.get("questions")) is int else None,
+        design=_recorded_design(raw.get("multitone_design")),
     )
+
+
+def _recorded_design(record: Any) -> MultitoneDesign | None:
+    """The design a manifest's record asks for; None for none, a record that is no design, or the
+    layout's own (the builder records no design then, so a record of it is a difference)."""
+    design = design_of(record)
+    return None if design is None or design == layout(MULTITONE).multitone.design else design
 
 
 def canonical_family(name: str) -> dict[str, Any] | None:
@@ -118,7 +129,9 @@ def describe(request: ReleaseRequest, describe_family: FamilyDescriber = canonic
         commitment = seed_commitment(split["seed"]) if "seed" in split else split.get("seed_sha256")
     out["canary"] = canary(commitment)
     if request.drives != STANDARD:
-        out["drives"] = layout(request.drives).multitone.describe()
+        out["drives"] = layout(request.drives, None, request.design).multitone.describe()
+        if request.design is not None:
+            out["multitone_design"] = design_record(request.design)
     if request.questions is not None:
         out["questions"] = request.questions
     families: dict[str, Any] = {}
@@ -213,6 +226,19 @@ def check_description(
     """Rebuild the description of the release the manifest document `raw` says was built and
     report the first path where the manifest differs (an error), and each family whose entry
     could not be rebuilt here (a warning: unchecked, not passed)."""
+    if "multitone_design" in raw and (problem := record_problem(raw["multitone_design"])):
+        # A record that is no design asks the builder for nothing: said as itself, not as the
+        # drives a default design would have described.
+        key, why = problem
+        path = f"multitone_design.{key}" if key else "multitone_design"
+        report.error(
+            "description",
+            where,
+            path,
+            "a design mathbode-build records (--realizations, --periods, --rms-level)",
+            f"{path}: {shown(raw['multitone_design'].get(key) if key else raw['multitone_design'])}: {why}",
+        )
+        return
     request = request_of(raw)
     describer = describe_family or canonical_family
     found = description_of(raw)

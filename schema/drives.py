@@ -14,10 +14,13 @@ the values exactly; the scorer needs only the line numbers).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+from typing import Any, Mapping
 
 STANDARD, MULTITONE = "standard", "multitone"
 DRIVES = (STANDARD, MULTITONE)
@@ -38,6 +41,95 @@ TWO_TONE_PRODUCTS: tuple[tuple[str, int, int], ...] = (
     ("f1+2f2", 1, 2),
     ("3f2", 0, 3),
 )
+
+
+#: The bounds of a multi-tone design (`mathbode-build --drives multitone --realizations R --periods P
+#: --rms-level L`): at the largest, 32 x 16 multisine periods and 16 two-tone periods are 33,792
+#: rows a problem, 101,376 a family.
+MAX_REALIZATIONS, MAX_PERIODS = 32, 16
+MIN_LEVEL, MAX_LEVEL = Decimal("0.01"), Decimal("10")
+#: A level is written with at most this many decimals (it is each row's amplitude_scale).
+LEVEL_DECIMALS = 3
+
+
+@dataclass(frozen=True)
+class MultitoneDesign:
+    """What a practitioner chooses of the multi-tone drives: the multisine's realizations, the
+    periods each realization and the two-tone are asked for, and the RMS level.
+
+    The level is the drives' RMS as a multiple of the RMS of the family's unit sinusoid (epsilon
+    x 1/sqrt 2): each row's `amplitude_scale`. A model's best linear approximation depends on the
+    level it is driven at, so a release a level is one point of a level sweep: a gain that moves
+    with the level is compression (or expansion), one that does not is a linear gain error."""
+
+    realizations: int
+    periods: int
+    level: float
+
+    def __post_init__(self) -> None:
+        problem = design_problem(self.realizations, self.periods, self.level)
+        if problem:
+            raise ValueError(problem)
+
+
+def design_problem(realizations: object, periods: object, level: object) -> str | None:
+    """What is wrong with a design's values (each is checked as JSON would hold it), or None."""
+    for name, value, most in (("realizations", realizations, MAX_REALIZATIONS), ("periods", periods, MAX_PERIODS)):
+        if type(value) is not int or not 1 <= value <= most:
+            return f"{name} = {value!r}: a whole number from 1 to {most}"
+    if type(level) not in (int, float) or not math.isfinite(level):  # type: ignore[arg-type]
+        return f"rms level = {level!r}: a number from {MIN_LEVEL} to {MAX_LEVEL}"
+    exact = level_decimal(level)  # type: ignore[arg-type]
+    if exact is None or not MIN_LEVEL <= exact <= MAX_LEVEL:
+        return (
+            f"rms level = {level!r}: a number from {MIN_LEVEL} to {MAX_LEVEL} with at most {LEVEL_DECIMALS} "
+            "decimals (the drives' RMS as a multiple of the family's unit sinusoid's)"
+        )
+    return None
+
+
+def level_decimal(level: float | int | str) -> Decimal | None:
+    """The level as an exact decimal of at most `LEVEL_DECIMALS` decimals (the shortest text of
+    a float, as each row's amplitude_scale is read), or None."""
+    try:
+        exact = Decimal(level if isinstance(level, str) else repr(float(level)))
+    except (InvalidOperation, ValueError, OverflowError):
+        return None
+    if not exact.is_finite() or exact.adjusted() > 3 or exact != exact.quantize(Decimal(1).scaleb(-LEVEL_DECIMALS)):
+        return None
+    return exact
+
+
+def design_record(design: MultitoneDesign) -> dict[str, Any]:
+    """What a manifest records of a design (`multitone_design`, written only when it is not the layout's)."""
+    return {"realizations": design.realizations, "periods": design.periods, "rms_level": design.level}
+
+
+#: A design record's keys, in the order a problem with them is said.
+RECORD_KEYS = ("realizations", "periods", "rms_level")
+
+
+def record_problem(record: object) -> tuple[str, str] | None:
+    """The first key of a manifest's `multitone_design` that holds no design value and why (the
+    key "" for a record that is no object), or None."""
+    if not isinstance(record, Mapping):
+        return "", "an object with realizations, periods and rms_level"
+    for key in RECORD_KEYS:
+        values = {k: record.get(k) if k == key else ok for k, ok in zip(RECORD_KEYS, (1, 1, 1.0), strict=True)}
+        if problem := design_problem(values["realizations"], values["periods"], values["rms_level"]):
+            return key, problem
+    return None
+
+
+def design_of(record: object) -> MultitoneDesign | None:
+    """The design a manifest's `multitone_design` records, or None when it holds no valid one (the
+    description's comparison then names what differs: the builder writes no such record)."""
+    if not isinstance(record, Mapping):
+        return None
+    found = (record.get("realizations"), record.get("periods"), record.get("rms_level"))
+    if design_problem(*found) is not None:
+        return None
+    return MultitoneDesign(found[0], found[1], float(found[2]))  # type: ignore[arg-type]
 
 
 def fold(cycles: int, time_steps: int) -> int:
@@ -80,6 +172,21 @@ class MultitonePlan:
     @property
     def odd_detection_lines(self) -> tuple[int, ...]:
         return tuple(k for k in range(1, self.highest_line + 1, 2) if k not in self.excited_lines)
+
+    @property
+    def design(self) -> MultitoneDesign:
+        """The plan's realizations, periods and level (one amplitude: see `MultitoneDesign`)."""
+        return MultitoneDesign(self.realizations, self.periods, self.amplitude_scales[0])
+
+    def designed(self, design: MultitoneDesign) -> MultitonePlan:
+        """This plan with `design`'s realizations, periods (the multisine's and the two-tone's) and level."""
+        return dataclasses.replace(
+            self,
+            realizations=design.realizations,
+            periods=design.periods,
+            two_tone_periods=design.periods,
+            amplitude_scales=(design.level,),
+        )
 
     def line_kind(self, k: int) -> str:
         """`excited`, `even` or `odd` (a detection line)."""

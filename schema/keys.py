@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from mathbode.core.arrow_compute import as_float64, positions_in
 
-from .drives import STANDARD
+from .drives import STANDARD, MultitoneDesign
 from .layout import KEYED_SIGNALS, layout
 from .universe import Universe, universe_of
 
@@ -105,10 +105,12 @@ def format_key(key: RowKey | SweepKey) -> str:
 
 
 @cache
-def canonical_sweeps(family: str, drives: str = STANDARD, questions: int | None = None) -> tuple[SweepKey, ...]:
+def canonical_sweeps(
+    family: str, drives: str = STANDARD, questions: int | None = None, design: MultitoneDesign | None = None
+) -> tuple[SweepKey, ...]:
     """Every sweep of one family, in dataset order (of the grid of `drives`, with `questions`
-    problems: None, the layout's)."""
-    lay = layout(drives, questions)
+    problems: None, the layout's; `design`: a multi-tone design, None the layout's)."""
+    lay = layout(drives, questions, design)
     return tuple(
         SweepKey(family, q, s.signal_type, s.amplitude_scale, s.frequency_cycles, s.phase_deg)
         for q in lay.question_ids
@@ -135,10 +137,12 @@ def canonical_row_order(universe: Universe | None = None) -> tuple[RowKey, ...]:
 
 
 @cache
-def canonical_family_keys(family: str, drives: str = STANDARD, questions: int | None = None) -> frozenset[RowKey]:
+def canonical_family_keys(
+    family: str, drives: str = STANDARD, questions: int | None = None, design: MultitoneDesign | None = None
+) -> frozenset[RowKey]:
     """Every row key of one family."""
     steps = range(layout().time_steps)
-    return frozenset(sweep.row(t) for sweep in canonical_sweeps(family, drives, questions) for t in steps)
+    return frozenset(sweep.row(t) for sweep in canonical_sweeps(family, drives, questions, design) for t in steps)
 
 
 @lru_cache(maxsize=8)
@@ -189,7 +193,9 @@ def canonical_row_position(universe: Universe | None = None) -> dict[RowKey, int
 @lru_cache(maxsize=8)
 def _sweep_order(universe: Universe) -> tuple[SweepKey, ...]:
     return tuple(
-        sweep for fam in universe.slots for sweep in canonical_sweeps(fam, universe.drives, universe.questions)
+        sweep
+        for fam in universe.slots
+        for sweep in canonical_sweeps(fam, universe.drives, universe.questions, universe.design)
     )
 
 
@@ -217,8 +223,8 @@ class _SweepCodes(NamedTuple):
 
 
 @cache
-def _sweep_codes(drives: str = STANDARD) -> _SweepCodes:
-    lay = layout(drives)
+def _sweep_codes(drives: str = STANDARD, design: MultitoneDesign | None = None) -> _SweepCodes:
+    lay = layout(drives, None, design)
     amplitudes = tuple(sorted({s.amplitude_scale for s in lay.sweeps()}))
     keyed = [s for s in lay.sweeps() if s.signal_type in KEYED_SIGNALS]
     frequencies = tuple(sorted({s.frequency_cycles for s in keyed if s.frequency_cycles is not None}))
@@ -262,7 +268,7 @@ def canonical_row_ids(
         nullable = name in ("frequency_cycles", "phase_deg") and pa.types.is_null(kind)
         if not (nullable or (pa.types.is_string(kind) if text else any(is_(kind) for is_ in _NUMBER_KINDS))):
             return None
-    codes = _sweep_codes(universe.drives)
+    codes = _sweep_codes(universe.drives, universe.design)
     family = _code(columns["family"], universe.families)
     if not universe.is_canonical:  # a member's code is its slot (a mixed release's canonical ids stay canonical)
         slots = np.array([universe.slots.index(f) for f in universe.families], dtype=np.int64)

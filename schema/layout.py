@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from mathbode.core.errors import UnknownNameError, unknown_name_message
 
-from .drives import MULTISINE, MULTITONE, STANDARD, TWO_TONE, MultitonePlan, plan_of
+from .drives import MULTISINE, MULTITONE, STANDARD, TWO_TONE, MultitoneDesign, MultitonePlan, plan_of
 
 SINUSOID, CHIRP, STEP = "sinusoid", "chirp", "step"
 #: The drives a release may be built with.
@@ -211,9 +211,16 @@ MAX_QUESTIONS = 1000
 
 
 @cache
-def layout(drives: str = STANDARD, questions: int | None = None) -> Layout:
+def layout(drives: str = STANDARD, questions: int | None = None, design: MultitoneDesign | None = None) -> Layout:
     """The layout contract, parsed once per process; `drives` picks the grid of `sweeps()`,
-    `questions` how many problems a family holds (None: the contract's, question_ids 0, 1, 2)."""
+    `questions` how many problems a family holds (None: the contract's, question_ids 0, 1, 2),
+    `design` the multi-tone drives' realizations, periods and level (None: the contract's)."""
+    if design is not None:
+        if drives != MULTITONE:
+            raise ValueError("a multi-tone design is a design of the multitone drives")
+        base = layout(drives, questions)
+        plan = base.multitone.designed(design)
+        return base if plan == base.multitone else dataclasses.replace(base, multitone=plan)
     if questions is not None:
         if not 1 <= questions <= MAX_QUESTIONS:
             raise ValueError(f"questions = {questions}: a family holds 1 to {MAX_QUESTIONS:,} problems")

@@ -14,6 +14,8 @@ from typing import Any
 
 from mathbode.core.digests import combined_hash, file_sha256
 
+from .drives import MULTITONE, MultitoneDesign, design_of
+
 MANIFEST, CARD = "MANIFEST.json", "README.md"
 RELEASE_NAME = "MathBode"
 #: File formats a release may hold its data in.
@@ -124,11 +126,20 @@ class Manifest:
     #: Problems a family holds when built with `mathbode-build --questions N` (question_ids 0..N-1);
     #: None: the layout's three (the canonical release's manifest does not change).
     questions: int | None = None
+    #: A multi-tone release's design when not the layout's (`design_record`: realizations, periods,
+    #: rms_level); None for the layout's (the manifest of a release built without options does not change).
+    multitone_design: dict[str, Any] | None = None
 
     @property
     def drive_set(self) -> str:
         """`standard` or `multitone`: which grid the release's rows are on."""
         return "standard" if self.drives is None else str(self.drives.get("drives", "standard"))
+
+    @property
+    def design(self) -> MultitoneDesign | None:
+        """A multi-tone release's design (realizations, periods, level) when not the layout's; None
+        for the layout's, the standard grid, or a record that holds none (the description check says so)."""
+        return design_of(self.multitone_design) if self.drive_set == MULTITONE else None
 
     def __post_init__(self) -> None:
         if self.num_rows < 0:
@@ -189,6 +200,8 @@ class Manifest:
             out["overlap"] = self.overlap
         if self.drives is not None:
             out["drives"] = self.drives
+        if self.multitone_design is not None:
+            out["multitone_design"] = self.multitone_design
         if self.questions is not None:
             out["questions"] = self.questions
         out["families"] = {name: entry.to_json() for name, entry in self.families.items()}
@@ -212,6 +225,7 @@ class Manifest:
             prompts_only=bool(raw.get("prompts_only", False)),
             drives=raw.get("drives"),
             questions=raw.get("questions"),
+            multitone_design=raw.get("multitone_design"),
             families={
                 name: FamilyEntry(
                     f["version"],

@@ -37,7 +37,7 @@ def release_reference(
     if not report.valid:
         raise ReferenceMismatchError(f"--reference {folder} is not a valid release:\n{report.format_text()}")
     manifest = read_manifest(folder)
-    universe = Universe.of(manifest.families, manifest.name, manifest.drive_set, manifest.questions)
+    universe = Universe.of(manifest.families, manifest.name, manifest.drive_set, manifest.questions, manifest.design)
     if families is None:
         families = list(manifest.families)
     missing = [f for f in families if f not in manifest.families]

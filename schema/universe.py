@@ -31,7 +31,7 @@ from typing import Iterable
 
 from mathbode.core.errors import UnknownNameError, unknown_name_message
 
-from .drives import STANDARD
+from .drives import MULTITONE, STANDARD, MultitoneDesign
 from .layout import Layout, layout
 
 #: The canonical release's name (MANIFEST.json `name`, and the packaged rows' release).
@@ -51,10 +51,18 @@ class Universe:
     #: Problems a family holds (question_ids 0..N-1; `mathbode-build --questions N`); None: the
     #: layout's three. Part of its identity: row ids count a family's questions.
     questions: int | None = None
+    #: A multi-tone release's design (realizations, periods, level) when not the contract's; part of
+    #: its identity: row ids count its sweeps.
+    design: MultitoneDesign | None = None
     #: The families row ids are counted over: the canonical five, then the others of `families`.
     slots: tuple[str, ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.design is not None:
+            if self.drives != MULTITONE:
+                raise ValueError("a multi-tone design is a design of the multitone drives")
+            if self.design == layout(MULTITONE).multitone.design:
+                object.__setattr__(self, "design", None)  # one universe, one value: the contract's is None
         canonical = layout().families
         object.__setattr__(self, "slots", (*canonical, *(f for f in self.families if f not in canonical)))
 
@@ -65,6 +73,7 @@ class Universe:
         release: str = CANONICAL_RELEASE,
         drives: str = STANDARD,
         questions: int | None = None,
+        design: MultitoneDesign | None = None,
     ) -> Universe:
         """The universe of a release holding `names` (the canonical one when they are all canonical
         and on the canonical grid)."""
@@ -76,6 +85,7 @@ class Universe:
                 release,
                 drives,
                 questions,
+                design,
             )
         if all(name in canonical for name in names):
             return canonical_universe() if release == CANONICAL_RELEASE else cls(canonical, release)
@@ -89,7 +99,7 @@ class Universe:
     @property
     def layout(self) -> Layout:
         """The layout with this universe's grid of sweeps and its problems a family."""
-        return layout(self.drives, self.questions)
+        return layout(self.drives, self.questions, self.design)
 
     @property
     def num_rows(self) -> int:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from mathbode.schema import layout
 from mathbode.schema.compiled import MISSING, CompiledSchema, compiled
-from mathbode.schema.drives import MULTITONE_SIGNALS
+from mathbode.schema.drives import MAX_LEVEL, MAX_PERIODS, MAX_REALIZATIONS, MIN_LEVEL, MULTITONE_SIGNALS
 from mathbode.schema.json_schemas import load_schema
 
 LAY = layout()
@@ -38,7 +38,34 @@ def test_schema_enums_match_the_layout(name):
     )
     assert sinusoid["frequency_cycles"]["enum"] == list(LAY.sinusoid_frequencies)
     assert sinusoid["phase_deg"]["enum"] == list(LAY.sinusoid_phases_deg)
-    assert set(props["amplitude_scale"]["enum"]) == set(LAY.sinusoid_amplitudes) | set(LAY.chirp_amplitudes)
+    assert sinusoid["amplitude_scale"]["enum"] == list(LAY.sinusoid_amplitudes)
+    # Any row: a level a multi-tone design may take (the standard signals' own amplitudes lie inside).
+    assert (props["amplitude_scale"]["minimum"], props["amplitude_scale"]["maximum"]) == (
+        float(MIN_LEVEL),
+        float(MAX_LEVEL),
+    )
+    for signal in MULTITONE_SIGNALS:
+        # A design's bounds (schema/drives.py); the exact grid of a release is the validator's grid check.
+        then = _then(name, signal)
+        assert (then["amplitude_scale"]["minimum"], then["amplitude_scale"]["maximum"]) == (
+            float(MIN_LEVEL),
+            float(MAX_LEVEL),
+        )
+        assert (then["frequency_cycles"]["minimum"], then["frequency_cycles"]["maximum"]) == (0, MAX_PERIODS - 1)
+    assert (_then(name, "multisine")["phase_deg"]["minimum"], _then(name, "multisine")["phase_deg"]["maximum"]) == (
+        0,
+        MAX_REALIZATIONS - 1,
+    )
+    assert _then(name, "two_tone")["phase_deg"]["enum"] == [0]
+
+
+def _then(name: str, signal: str) -> dict:
+    """The properties a schema's `allOf` condition on `signal` requires."""
+    return next(
+        c["then"]["properties"]
+        for c in load_schema(name)["allOf"]
+        if c["if"]["properties"]["signal_type"].get("const") == signal
+    )
 
 
 def test_manifest_schema_accepts_the_committed_manifest_and_any_well_named_family():

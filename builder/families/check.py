@@ -18,6 +18,10 @@ Decisions the checks enforce, and why:
   the smallest amplitude (else the drive itself is quantization).
 - The truth's own harmonic distortion over the drive is reported, not refused: a model's
   distortion is read against it.
+- A multi-tone release is driven at the level its builder chose (`mathbode-build --drives
+  multitone --rms-level L`): the same two drive rules hold there (`multitone_drive`): the drives'
+  peak, over every realization and the two-tone, stays inside the range, and their RMS moves p by
+  ten of its last digits.
 """
 
 from __future__ import annotations
@@ -35,9 +39,11 @@ import sympy as sp
 
 from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.hashing import content_hash
+from mathbode.schema.drives import MultitonePlan
 from mathbode.schema.layout import Layout, layout
 from mathbode.schema.truth_facts import swings_and_distortions
 
+from .. import signals
 from ..rows import family_table
 from .certify import CertificationError, compile_ball, prove_over
 from .draws import Draw
@@ -445,6 +451,46 @@ def _drive(family: Family, report: CheckReport) -> bool:
             f"({step}): raise decimals or epsilon",
         )
     return not report.problems
+
+
+def multitone_peak(plan: MultitonePlan) -> Decimal:
+    """The largest |unit drive| of a multi-tone plan, over every realization and the two-tone:
+    its peak is this times level x epsilon."""
+    units = [signals.multisine_unit(plan, r) for r in range(plan.realizations)]
+    return max(abs(u) for unit in [*units, signals.two_tone_unit(plan)] for u in unit)
+
+
+def multitone_drive(family: Family, plan: MultitonePlan) -> list[Finding]:
+    """The drive rules of `_drive` at a multi-tone plan's level: no clipping at the drives' peak,
+    and an RMS that moves p by at least `MIN_P_STEPS` of its last digit. For a family whose own
+    definition passed (`precheck`); each finding names the levels that pass."""
+    report = CheckReport(_shown_name(family.name))
+    level = Decimal(repr(plan.amplitude_scales[0]))
+    said = f"{plan.amplitude_scales[0]:g}"  # the level as it was given (8, not 8.0)
+    lo, hi = (Decimal(x) for x in family.p_range)
+    p0, eps = Decimal(family.p0), family.eps
+    peak = multitone_peak(plan)
+    swing = level * eps * peak
+    room = min(p0 - lo, hi - p0)
+    if swing > room:
+        highest = (room / (eps * peak)).quantize(Decimal("0.001"), rounding="ROUND_FLOOR")
+        report.fail(
+            "clipping",
+            f"at --rms-level {said} the multi-tone drives reach p0 +- {said} x {peak:.4f} x epsilon = "
+            f"[{p0 - swing:.6g}, {p0 + swing:.6g}], leaving p_range "
+            f"[{lo}, {hi}]: the drive would clip. Choose --rms-level {highest} or lower (or fewer --realizations: "
+            "each realization has its own peak)",
+        )
+    step = Decimal(1).scaleb(-family.decimals)
+    rms = level * eps / Decimal(2).sqrt()
+    if rms < MIN_P_STEPS * step:
+        lowest = (MIN_P_STEPS * step * Decimal(2).sqrt() / eps).quantize(Decimal("0.001"), rounding="ROUND_CEILING")
+        report.fail(
+            "resolution",
+            f"at --rms-level {said} the multi-tone drives' RMS moves p by {rms:.3g}, fewer than {MIN_P_STEPS} steps "
+            f"of its last digit ({step}): choose --rms-level {lowest} or higher",
+        )
+    return report.problems
 
 
 # -- the answer over the whole range -------------------------------------------------------
