@@ -249,7 +249,7 @@ def _design(drives: str, realizations: int | None, periods: int | None, level: s
     if problem := design_problem(*chosen):
         option = {"realizations": "--realizations", "periods": "--periods"}.get(problem.split(" = ")[0], "--rms-level")
         raise click.BadParameter(problem, param_hint=option)
-    return MultitoneDesign(*chosen)
+    return MultitoneDesign(chosen[0], chosen[1], float(chosen[2]))
 
 
 def _level(text: str) -> float | str:

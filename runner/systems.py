@@ -229,7 +229,7 @@ def deviations(rows: Iterable[dict[str, Any]]) -> dict[str, tuple[float, float]]
         spread = math.sqrt(math.fsum((t - centre) ** 2 for t in truths) / len(truths))
         levels = {r.get("amplitude_scale") for r in members}
         multitone = all(r.get("signal_type") in MULTITONE_SIGNALS for r in members) and len(levels) == 1
-        level = float(levels.pop()) if multitone else 1.0  # a validated release's: 0.01 to 10
+        level = float(levels.pop() or 1.0) if multitone else 1.0  # a validated release's: 0.01 to 10
         out.update({r["prompt"]: (centre, spread * math.sqrt(2) / level) for r in members})
     return out
 

@@ -138,11 +138,8 @@ def check_content(
         if hashes[family] == RELEASE_CONTENT_HASHES.get(family):
             continue
         canonical = False
-        if drives == "standard":
-            expected = layout(drives, questions).rows_per_family
-        else:
-            expected = layout(drives, None, design).rows_per_family
-        if table.num_rows != expected:
+        grid = layout(drives, questions) if drives == "standard" else layout(drives, None, design)
+        if table.num_rows != grid.rows_per_family:
             continue  # the row count error already says what is wrong
         if drives != "standard":  # multi-tone rows: no published hash, the builder's rows say
             driven = truth(family) if truth is not None else None

@@ -340,3 +340,50 @@ def test_the_scorer_reads_a_design_from_its_release(designed, tmp_path):
     reading = json.loads((tmp_path / "truth" / "r" / "scores.json").read_text())["multitone"]["families"][FAMILY]
     assert reading["experiments"] == 6
     assert layout("multitone", None, DESIGN).multitone.realizations == 2
+
+
+def test_every_command_reads_the_design_from_its_release(designed, tmp_path):
+    # prompts, batch write and read, and a sequential run (its run-in on the design's period):
+    # each names the design's 1,728 rows, and the exact answers read linear through each.
+    from mathbode.cli.batch import main as batch_cli
+    from mathbode.cli.prompts import main as prompts_cli
+    from mathbode.cli.run import main as run_cli
+    from mathbode.schema.keys import row_key
+
+    from .fixtures.stub_batch import answer_batch
+    from .test_multitone_commands import ENV, _scored
+
+    rows = _rows(designed)
+    out = tmp_path / "requests.jsonl"
+    result = CliRunner().invoke(prompts_cli, ["--preset", "ALL", "--reference", str(designed), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    by_key = {row_key(r): r["prompt"] for r in rows}
+    assert len(lines) == 1728 and all(line["prompt"] == by_key[row_key(line)] for line in lines)
+
+    server = _serve(rows)
+    try:
+        folder = tmp_path / "batch"
+        argv = ["write", "--reference", str(designed), "--preset", "ALL", "--model", "truth", "-o", str(folder)]
+        assert CliRunner().invoke(batch_cli, argv, env=ENV).exit_code == 0
+        answer_batch(
+            server.base_url, sorted(folder.glob("requests*.jsonl")), tmp_path / "o.jsonl", tmp_path / "e.jsonl"
+        )
+        batch = tmp_path / "from-batch.jsonl"
+        argv = ["read", str(folder), str(tmp_path / "o.jsonl"), str(tmp_path / "e.jsonl"), "-o", str(batch)]
+        result = CliRunner().invoke(batch_cli, [*argv, "--reference", str(designed)], env=ENV)
+        assert result.exit_code == 0, result.output
+        sequential = tmp_path / "sequential.jsonl"
+        argv = ["--base-url", server.base_url, "--model", "truth", "-o", str(sequential), "--reference", str(designed)]
+        argv += ["--preset", "ALL", "--protocol", "sequential", "--concurrency", "8"]
+        result = CliRunner().invoke(run_cli, argv, env=ENV)
+        assert result.exit_code == 0, result.output
+    finally:
+        server.stop()
+    for name, submission in (("batch", batch), ("sequential", sequential)):
+        (tmp_path / f"score-{name}").mkdir()
+        scores = _scored(tmp_path / f"score-{name}", submission, designed)
+        reading = scores["multitone"]["families"][FAMILY]
+        assert scores["multitone"]["rows"] == scores["multitone"]["answers"] == 1728, name
+        assert reading["experiments"] == 6 and reading["verdict"].startswith("linear within the floor"), reading
+        assert all(abs(line["gain"] - 1) < 1e-5 for line in reading["lines"] if line["kind"] == "excited")
