@@ -171,7 +171,7 @@ def read(batch_folder: Path, results: tuple[Path, ...], output: Path, overwrite:
         "failed_examples": [{"custom_id": c, "where": w, "reason": r} for c, (w, r) in list(got.failed.items())[:10]],
     }
     with atomic_text_file(record_file) as stream:
-        stream.write(json.dumps(record, indent=2) + "\n")
+        stream.write(json.dumps(record, indent=2, allow_nan=False) + "\n")  # strict JSON, as every file we write
     say = lambda text: click.echo(text, err=True)  # noqa: E731
     say(
         f"Wrote {counts['rows']:,} rows to {output} (record {record_file.name}): {counts['requests']:,} requests, "

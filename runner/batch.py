@@ -213,7 +213,7 @@ def write(
         "rows": [{"custom_id": ids[id(row)], **key_fields(row)} for row in rows],
     }
     with atomic_text_file(folder / MANIFEST) as stream:
-        stream.write(json.dumps(manifest, indent=1) + "\n")
+        stream.write(json.dumps(manifest, indent=1, allow_nan=False) + "\n")  # strict JSON, as every file we write
     return Written(folder, parts, len(requests), len(rows))
 
 

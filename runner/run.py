@@ -168,7 +168,7 @@ def _write_record(output: Path, config: RunConfig, context: dict[str, Any], resu
         "answers_per_second": None if math.isnan(result.answers_per_second) else round(result.answers_per_second, 3),
     }
     with atomic_text_file(record_path(output)) as stream:
-        stream.write(json.dumps(record, indent=2) + "\n")
+        stream.write(json.dumps(record, indent=2, allow_nan=False) + "\n")  # strict JSON, as every file we write
 
 
 def run(

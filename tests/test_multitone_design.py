@@ -380,6 +380,9 @@ def test_every_command_reads_the_design_from_its_release(designed, tmp_path):
         assert result.exit_code == 0, result.output
     finally:
         server.stop()
+    # What the commands wrote of the run is strict JSON (no NaN or Infinity a strict reader refuses).
+    for written in (folder / "manifest.json", sequential.with_name("sequential.run.json")):
+        json.loads(written.read_text(), parse_constant=lambda name, at=written.name: pytest.fail(f"{at}: {name}"))
     for name, submission in (("batch", batch), ("sequential", sequential)):
         (tmp_path / f"score-{name}").mkdir()
         scores = _scored(tmp_path / f"score-{name}", submission, designed)
