@@ -284,3 +284,35 @@ def test_baseline_draws_the_problems_again_and_scores_exact(release, tmp_path):
     scores = json.loads((out / "scores.json").read_text())
     # Every surface variant's answer is its original's (drawn as the build drew it, renamed).
     assert scores["preset"] == "PAIRED" and scores["accuracy"]["correct"] == scores["accuracy"]["rows"] == 2304
+
+
+def test_a_file_of_many_problems_read_row_by_row_names_only_what_is_wrong(tmp_path):
+    # One non-finite p sends the file to the row-by-row check: it must name that row, not call
+    # every row of problem 3 onwards out of the schema (question_ids beyond the layout's three).
+    import math
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from mathbode.builder.families import gap_families, resolve_families
+    from mathbode.builder.release import build_release
+    from mathbode.builder.splits import SplitPlan
+    from mathbode.schema.dataset import validate_dataset
+
+    out = tmp_path / "n4"
+    families, _ = gap_families(resolve_families("linear_solve"))
+    build_release(families[:1], out, split=SplitPlan("mathbode-problems-v1"), questions=4)
+    path = out / "data" / "linear_solve.parquet"
+    table = pq.read_table(path)
+    values = table.column("p_value").to_pylist()
+    values[9500] = math.nan  # a row of problem 3
+    pq.write_table(table.set_column(table.schema.get_field_index("p_value"), "p_value", pa.array(values)), path)
+    report = validate_dataset(out)
+    codes = {(p.code, p.field) for p in report.errors}
+    assert ("non-finite", "p_value") in codes
+    assert not any(p.code == "schema" for p in report.errors), report.format_text()
+    assert not any(p.code in ("incomplete-sweep", "extra-sweep", "row-count") for p in report.errors), (
+        report.format_text()
+    )
+    shutil.rmtree(out)
