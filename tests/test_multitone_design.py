@@ -390,3 +390,23 @@ def test_every_command_reads_the_design_from_its_release(designed, tmp_path):
         assert scores["multitone"]["rows"] == scores["multitone"]["answers"] == 1728, name
         assert reading["experiments"] == 6 and reading["verdict"].startswith("linear within the floor"), reading
         assert all(abs(line["gain"] - 1) < 1e-5 for line in reading["lines"] if line["kind"] == "excited")
+
+
+def test_family_check_says_the_levels_that_fit_and_a_family_no_level_drives_is_refused(tmp_path):
+    import dataclasses
+
+    from mathbode.builder.families.check import multitone_drive, multitone_levels
+    from mathbode.cli.family import main as family_cli
+
+    result = CliRunner().invoke(family_cli, ["check", "similar_triangles"])
+    assert result.exit_code == 0, result.output
+    assert "  multi-tone levels that fit (--rms-level, 4 realizations): 0.142 to 5.401" in result.output.splitlines()
+    plan = layout("multitone").multitone
+    # The levels said are the build's: the highest builds, as the clipping test shows for linear_solve.
+    assert multitone_levels(get_family("similar_triangles"), plan) == (Decimal("0.142"), Decimal("5.401"))
+    # Whole numbers only (decimals 0): ten steps of p at the drives' RMS need a level the range cannot hold.
+    coarse = dataclasses.replace(get_family(FAMILY), decimals=0)
+    lowest, highest = multitone_levels(coarse, plan)
+    assert lowest > highest
+    (finding,) = multitone_drive(coarse, plan)
+    assert finding.code == "levels" and f"above {highest} the multi-tone drives clip, below {lowest}" in finding.message

@@ -39,7 +39,7 @@ import sympy as sp
 
 from mathbode.core.bounds import OutOfTime, error_text, time_bound
 from mathbode.core.hashing import content_hash
-from mathbode.schema.drives import MultitonePlan
+from mathbode.schema.drives import MULTITONE, MultitonePlan
 from mathbode.schema.layout import Layout, layout
 from mathbode.schema.truth_facts import swings_and_distortions
 
@@ -219,6 +219,11 @@ def _check(
             return
     report.table = table
     _rows(family, table, report, lay)
+    plan = layout(MULTITONE).multitone
+    lowest, highest = multitone_levels(family, plan)
+    report.facts[f"multi-tone levels that fit (--rms-level, {plan.realizations} realizations)"] = (
+        f"{lowest} to {highest}" if lowest <= highest else f"none (below {lowest} too fine, above {highest} clipped)"
+    )
     if family.renamable and surfaces:
         _surfaces(family, table, report)
     if family.variant in SURFACE_KINDS:
@@ -460,6 +465,19 @@ def multitone_peak(plan: MultitonePlan) -> Decimal:
     return max(abs(u) for unit in [*units, signals.two_tone_unit(plan)] for u in unit)
 
 
+def multitone_levels(family: Family, plan: MultitonePlan) -> tuple[Decimal, Decimal]:
+    """The lowest and the highest `--rms-level` (to three decimals) at which the family's drive
+    passes both rules with `plan`'s realizations: the highest keeps the drives' peak inside the
+    range, the lowest moves p by `MIN_P_STEPS` of its last digit at the drives' RMS. For a family
+    whose own definition passed (`precheck`); lowest > highest when no level does."""
+    lo, hi = (Decimal(x) for x in family.p_range)
+    p0, eps = Decimal(family.p0), family.eps
+    highest = (min(p0 - lo, hi - p0) / (eps * multitone_peak(plan))).quantize(Decimal("0.001"), rounding="ROUND_FLOOR")
+    step = Decimal(1).scaleb(-family.decimals)
+    lowest = (MIN_P_STEPS * step * Decimal(2).sqrt() / eps).quantize(Decimal("0.001"), rounding="ROUND_CEILING")
+    return lowest, highest
+
+
 def multitone_drive(family: Family, plan: MultitonePlan) -> list[Finding]:
     """The drive rules of `_drive` at a multi-tone plan's level: no clipping at the drives' peak,
     and an RMS that moves p by at least `MIN_P_STEPS` of its last digit. For a family whose own
@@ -467,13 +485,19 @@ def multitone_drive(family: Family, plan: MultitonePlan) -> list[Finding]:
     report = CheckReport(_shown_name(family.name))
     level = Decimal(repr(plan.amplitude_scales[0]))
     said = f"{plan.amplitude_scales[0]:g}"  # the level as it was given (8, not 8.0)
+    lowest, highest = multitone_levels(family, plan)
+    if lowest > highest:
+        report.fail(
+            "levels",
+            f"no --rms-level drives it: above {highest} the multi-tone drives clip, below {lowest} they move p by "
+            f"fewer than {MIN_P_STEPS} steps of its last digit. Widen p_range or raise decimals",
+        )
+        return report.problems
     lo, hi = (Decimal(x) for x in family.p_range)
     p0, eps = Decimal(family.p0), family.eps
     peak = multitone_peak(plan)
-    swing = level * eps * peak
-    room = min(p0 - lo, hi - p0)
-    if swing > room:
-        highest = (room / (eps * peak)).quantize(Decimal("0.001"), rounding="ROUND_FLOOR")
+    if level > highest:
+        swing = level * eps * peak
         report.fail(
             "clipping",
             f"at --rms-level {said} the multi-tone drives reach p0 +- {said} x {peak:.4f} x epsilon = "
@@ -481,10 +505,9 @@ def multitone_drive(family: Family, plan: MultitonePlan) -> list[Finding]:
             f"[{lo}, {hi}]: the drive would clip. Choose --rms-level {highest} or lower (or fewer --realizations: "
             "each realization has its own peak)",
         )
-    step = Decimal(1).scaleb(-family.decimals)
-    rms = level * eps / Decimal(2).sqrt()
-    if rms < MIN_P_STEPS * step:
-        lowest = (MIN_P_STEPS * step * Decimal(2).sqrt() / eps).quantize(Decimal("0.001"), rounding="ROUND_CEILING")
+    if level < lowest:
+        step = Decimal(1).scaleb(-family.decimals)
+        rms = level * eps / Decimal(2).sqrt()
         report.fail(
             "resolution",
             f"at --rms-level {said} the multi-tone drives' RMS moves p by {rms:.3g}, fewer than {MIN_P_STEPS} steps "
