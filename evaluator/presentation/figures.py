@@ -148,20 +148,65 @@ def same_y(axes: np.ndarray) -> None:
 
 
 def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[str], xlabel: str) -> None:
-    for col, family in enumerate(families):
-        axes[0][col].set_title(family, fontsize=9)
-        axes[-1][col].set_xlabel(xlabel, fontsize=8)
-    for row, label in enumerate(ylabels):
-        for col in band_starts(axes):
-            axes[row][col].set_ylabel(label, fontsize=8)
+    """Ticks, titles, axis labels and the legend. Last, once every limit is set: each row's y ticks
+    are fixed from its limits (`fixed_y_ticks`)."""
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
         ax.tick_params(labelsize=7, labelleft=True)
         ax.yaxis.set_major_locator(MaxNLocator(5))  # few ticks: making them is most of the drawing time
+    fixed = fixed_y_ticks(axes[0])
+    for col, family in enumerate(families):
+        panel_title(axes[0][col], family, pinned=fixed)
+        axes[-1][col].set_xlabel(xlabel, fontsize=8)
+    for row, label in enumerate(ylabels):
+        for col in band_starts(axes):
+            axes[row][col].set_ylabel(label, fontsize=8)
+    for row in axes[1:]:
+        fixed_y_ticks(row)
+    for ax in axes.flat:
+        pin_unlabelled(ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
     if labels:
         ncol = legend_columns(labels, fig.get_figwidth())
         fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8)
+
+
+def fixed_y_ticks(panels: Sequence[Axes]) -> bool:
+    """Fix the y ticks of panels that show one y range, worked out once from the first panel's
+    locator and formatter: matplotlib works them out for each panel at each draw, and makes a tick
+    (two lines, a grid line, two texts) for every place its locator gives, in view or not. Only the
+    ticks in view are kept, labelled as matplotlib labels them. Left as they are when the labels
+    need an offset or a multiplier ("1e-5+1"), which fixed labels cannot show. True when the
+    labels are fixed (a log axis's are, by `plots._gain_axis`), so no offset text can show."""
+    axis = panels[0].yaxis
+    if axis.get_scale() != "linear":
+        return isinstance(axis.get_major_formatter(), FixedFormatter)
+    places = [float(place) for place in axis.get_major_locator()()]
+    formatter = axis.get_major_formatter()
+    labels = formatter.format_ticks(places)
+    if formatter.get_offset():
+        return False
+    low, high = sorted(axis.get_view_interval())
+    slack = (high - low) * 1e-10  # matplotlib's own allowance for a tick at an end of the axis
+    shown = [i for i, place in enumerate(places) if low - slack <= place <= high + slack]
+    for ax in panels:
+        ax.yaxis.set_major_locator(FixedLocator([places[i] for i in shown]))
+        ax.yaxis.set_major_formatter(FixedFormatter([labels[i] for i in shown]))
+    return True
+
+
+def panel_title(ax: Axes, text: str, pinned: bool) -> None:
+    """A panel's title; `pinned` (no offset text can sit above the panel): at its place, which
+    matplotlib would otherwise work out at each draw by measuring the panel's y tick labels."""
+    ax.set_title(text, fontsize=9, y=1.0 if pinned else None)
+
+
+def pin_unlabelled(ax: Axes) -> None:
+    """An axis without a label gets its label's place fixed: matplotlib measures every tick label
+    to place even an empty one (most panels of a grid, each draw)."""
+    for axis in (ax.xaxis, ax.yaxis):
+        if not axis.get_label_text():
+            axis.set_label_coords(0.5, 0.5)
 
 
 def _families(results: list[Results]) -> list[str]:
@@ -195,8 +240,8 @@ def paper_figures(results: list[Results]) -> Figure:
                     fontsize=7,
                     color="dimgray",
                 )
-    _finish(fig, axes, families, [label for _, label, _ in PAPER_ROWS], "cycles per 64 steps")
     same_y(axes)
+    _finish(fig, axes, families, [label for _, label, _ in PAPER_ROWS], "cycles per 64 steps")
     return fig
 
 
@@ -354,10 +399,9 @@ def chirp_figure(results: list[Results]) -> Figure:
             axes[row][col].axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
             _frequency_axis(axes[row][col], frequencies)
         drawn[col] = values
-    _finish(fig, axes, families, ["gain", "phase error (deg)"], "cycles per 64 steps")
-    # After _finish (its tick locator does not move limits); a row has one y range.
     _at_least(axes[0], 1.0, 0.1, [v for gains, _ in drawn.values() for v in gains])
     _at_least(axes[1], 0.0, 10.0, [v for _, phases in drawn.values() for v in phases])
+    _finish(fig, axes, families, ["gain", "phase error (deg)"], "cycles per 64 steps")
     return fig
 
 
@@ -374,8 +418,8 @@ def step_figure(results: list[Results], switch: int, steps: int) -> Figure:
             if curve:
                 ax.plot(range(-4, len(curve) - 4), curve, marker=".", markersize=3, label=r.label)
         ax.plot([-4, 0, 0, steps - switch], [0, 0, 1, 1], color="grey", linestyle="--", linewidth=0.8)
-    _finish(fig, axes, families, ["normalised answer r"], "steps after the switch")
     same_y(axes)
+    _finish(fig, axes, families, ["normalised answer r"], "steps after the switch")
     return fig
 
 

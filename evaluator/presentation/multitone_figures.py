@@ -157,6 +157,12 @@ def bla_figure(results: list[Results]) -> Figure:
         phase_ax.axhline(0.0, color="grey", linestyle="--", linewidth=0.8)
         for n in range(len(having)):
             axes[2 + n][col].axhline(0.0, color="grey", linewidth=0.5)
+    # Each row shares its y axis: the first panel's limits are the row's.
+    _at_least(axes[0][:1], 1.0, GAIN_HALF_SPAN, gains)
+    _at_least(axes[1][:1], 0.0, PHASE_HALF_SPAN, phases)
+    for n in range(len(having)):
+        top = max([0.0, *(v for v in levels if math.isfinite(v))]) + 5
+        axes[2 + n][0].set_ylim(bottom, top)
     ylabels = ["BLA gain", "BLA phase (deg)"] + [f"{_short(results[i].label)}\nlevel (dB)" for i in having]
     _finish(fig, axes, families, ylabels, "line (cycles per 64 steps)")
     # The submissions, then the kinds of level, each only where it is drawn somewhere.
@@ -178,12 +184,6 @@ def bla_figure(results: list[Results]) -> Figure:
         names.append(label)
     width = fig.get_figwidth()
     fig.legend(handles, names, loc="lower center", ncol=legend_columns(names, width), frameon=False, fontsize=8)
-    # After _finish (its tick locator does not move limits); each row shares its y axis.
-    _at_least(axes[0][:1], 1.0, GAIN_HALF_SPAN, gains)
-    _at_least(axes[1][:1], 0.0, PHASE_HALF_SPAN, phases)
-    for n in range(len(having)):
-        top = max([0.0, *(v for v in levels if math.isfinite(v))]) + 5
-        axes[2 + n][0].set_ylim(bottom, top)
     return fig
 
 

@@ -18,7 +18,17 @@ from mathbode.schema.layout import layout
 
 from ..results import Results
 from ..table import Table
-from .figures import _frequency_axis, _grid, band_starts, draw_figures, drawn, legend_columns
+from .figures import (
+    _frequency_axis,
+    _grid,
+    band_starts,
+    draw_figures,
+    drawn,
+    fixed_y_ticks,
+    legend_columns,
+    panel_title,
+    pin_unlabelled,
+)
 from .files import (
     BODE,
     COMPLIANCE,
@@ -116,11 +126,14 @@ def bode_figure(results: list[Results]) -> Figure:
             _frequency_axis(ax, frequencies)
             ax.grid(True, alpha=0.3)
             ax.tick_params(labelsize=7)
-        gain_ax.set_title(family, fontsize=9)
+        fixed_y_ticks([phase_ax])
+        panel_title(gain_ax, family, pinned=fixed_y_ticks([gain_ax]))
         phase_ax.set_xlabel("cycles per 64 steps", fontsize=8)
         if col in starts:
             gain_ax.set_ylabel("gain (model / truth swing)", fontsize=8)
             phase_ax.set_ylabel("phase error (deg; < 0 = lag)", fontsize=8)
+        pin_unlabelled(gain_ax)
+        pin_unlabelled(phase_ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=legend_columns(labels, width), frameon=False, fontsize=8)
     return fig

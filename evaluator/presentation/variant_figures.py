@@ -74,11 +74,11 @@ def variants_bode_figure(results: list[Results]) -> Figure:
             phases += data["phase_err_deg"].astype(float).tolist()
         for ax in axes[:, col]:
             _frequency_axis(ax, frequencies)
-    _finish(fig, axes, originals, ["gain", "phase error (deg)"], "cycles per 64 steps")
     # As the Bode plot's axes: the exact answers' gain 1 +- 1e-5 and phase 1e-13 degrees are rounding,
     # not signal (they filled the panels, under a "1e-5+1" offset). Each row has one y range.
     _at_least(axes[0], 1.0, 0.1, gains)
     _at_least(axes[1], 0.0, 10.0, phases)
+    _finish(fig, axes, originals, ["gain", "phase error (deg)"], "cycles per 64 steps")
     return fig
 
 
