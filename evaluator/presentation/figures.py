@@ -6,9 +6,10 @@ margins are set in inches, so one family gets as readable a figure as five.
 
 from __future__ import annotations
 
+import gc
 import math
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 from matplotlib import rc_context
@@ -64,7 +65,7 @@ def _grid(
     title: str,
     labels: list[str],
     *,
-    sharey: bool = True,
+    linked: bool = False,
     column_width: float = 2.9,
     row_height: float = 2.1,
     left: float = 0.85,
@@ -74,7 +75,13 @@ def _grid(
     """A figure whose margins are fixed in inches, so labels fit with one column or with five, and
     the legend (`labels`) below the panels in as many rows as it needs. `axes[row][col]` is family
     `col`'s panel `row`: families beyond MAX_COLUMNS wrap onto another band of `rows` panels, each
-    band labelled as the first (`_finish`). Every panel shares the x axis; `sharey`: each row's y."""
+    band labelled as the first (`_finish`).
+
+    The panels are independent: the figure gives each one the frequency axis (`_frequency_axis`)
+    and a row one y range (`same_y`, `_at_least`). Axes that matplotlib shares look across every
+    sibling each time a limit is read: n^2 for n panels, 0.7 s of a 30-family report's figures.
+    `linked`: shared all the same (x across every panel, y along each row), for the multi-tone
+    figures, whose line axis comes from their data and whose rows take one panel's limits."""
     across = min(max(1, cols), MAX_COLUMNS)
     bands = math.ceil(max(1, cols) / across)
     width = max(6.0, left + 0.15 + column_width * across)
@@ -95,8 +102,8 @@ def _grid(
             y0 = height - top - band * (band_height + BAND_GAP) - row * h * (1 + hspace) - h
             ax = fig.add_axes(
                 (x0 / width, y0 / height, w / width, h / height),
-                sharex=axes[0][0] if col or row else None,
-                sharey=axes[row][0] if sharey and col else None,
+                sharex=axes[0][0] if linked and (col or row) else None,
+                sharey=axes[row][0] if linked and col else None,
             )
             if row < rows - 1:
                 ax.tick_params(labelbottom=False)  # the band's bottom panel carries the x labels
@@ -117,35 +124,89 @@ def band_starts(axes: np.ndarray) -> list[int]:
 
 
 def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
-    # Axes that share x share its scale, limits and ticker: a sibling that set them up has set them
-    # for every panel, and setting them again makes matplotlib update every sibling each time (n^2
-    # for n panels: most of a 30-family figure's time).
-    locator = ax.xaxis.get_major_locator()
-    if isinstance(locator, FixedLocator) and list(getattr(locator, "locs", [])) == list(frequencies):
-        return
     ax.set_xscale("log", base=2)
-    if frequencies:
+    if frequencies:  # fixed limits: an all-n/a panel still shows the frequency axis
         ax.set_xlim(frequencies[0] / 1.4, frequencies[-1] * 1.4)
+    # Ticks only at the grid's frequencies: log-axis minor ticks are most of the drawing time.
     ax.xaxis.set_major_locator(FixedLocator(frequencies))
     ax.xaxis.set_major_formatter(FixedFormatter([f"{f:g}" for f in frequencies]))
     ax.xaxis.set_minor_locator(NullLocator())
 
 
+def same_y(axes: np.ndarray) -> None:
+    """Each row of panels one y range, the range matplotlib's autoscale makes of the whole row's
+    data (what a row of shared axes shows), set on each panel once."""
+    for row in axes:
+        leader = row[0]
+        for ax in row[1:]:
+            if np.isfinite(ax.dataLim.intervaly).all():  # a panel with nothing drawn has no limits
+                leader.update_datalim(ax.dataLim.get_points(), updatex=False)
+        leader.autoscale_view(scalex=False)
+        limits = leader.get_ylim()
+        for ax in row[1:]:
+            ax.set_ylim(limits)
+
+
 def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[str], xlabel: str) -> None:
-    for col, family in enumerate(families):
-        axes[0][col].set_title(family, fontsize=9)
-        axes[-1][col].set_xlabel(xlabel, fontsize=8)
-    for row, label in enumerate(ylabels):
-        for col in band_starts(axes):
-            axes[row][col].set_ylabel(label, fontsize=8)
+    """Ticks, titles, axis labels and the legend. Last, once every limit is set: each row's y ticks
+    are fixed from its limits (`fixed_y_ticks`)."""
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
         ax.tick_params(labelsize=7, labelleft=True)
         ax.yaxis.set_major_locator(MaxNLocator(5))  # few ticks: making them is most of the drawing time
+    fixed = fixed_y_ticks(axes[0])
+    for col, family in enumerate(families):
+        panel_title(axes[0][col], family, pinned=fixed)
+        axes[-1][col].set_xlabel(xlabel, fontsize=8)
+    for row, label in enumerate(ylabels):
+        for col in band_starts(axes):
+            axes[row][col].set_ylabel(label, fontsize=8)
+    for row in axes[1:]:
+        fixed_y_ticks(row)
+    for ax in axes.flat:
+        pin_unlabelled(ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
     if labels:
         ncol = legend_columns(labels, fig.get_figwidth())
         fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8)
+
+
+def fixed_y_ticks(panels: Sequence[Axes]) -> bool:
+    """Fix the y ticks of panels that show one y range, worked out once from the first panel's
+    locator and formatter: matplotlib works them out for each panel at each draw, and makes a tick
+    (two lines, a grid line, two texts) for every place its locator gives, in view or not. Only the
+    ticks in view are kept, labelled as matplotlib labels them. Left as they are when the labels
+    need an offset or a multiplier ("1e-5+1"), which fixed labels cannot show. True when the
+    labels are fixed (a log axis's are, by `plots._gain_axis`), so no offset text can show."""
+    axis = panels[0].yaxis
+    if axis.get_scale() != "linear":
+        return isinstance(axis.get_major_formatter(), FixedFormatter)
+    places = [float(place) for place in axis.get_major_locator()()]
+    formatter = axis.get_major_formatter()
+    labels = formatter.format_ticks(places)
+    if formatter.get_offset():
+        return False
+    low, high = sorted(axis.get_view_interval())
+    slack = (high - low) * 1e-10  # matplotlib's own allowance for a tick at an end of the axis
+    shown = [i for i, place in enumerate(places) if low - slack <= place <= high + slack]
+    for ax in panels:
+        ax.yaxis.set_major_locator(FixedLocator([places[i] for i in shown]))
+        ax.yaxis.set_major_formatter(FixedFormatter([labels[i] for i in shown]))
+    return True
+
+
+def panel_title(ax: Axes, text: str, pinned: bool) -> None:
+    """A panel's title; `pinned` (no offset text can sit above the panel): at its place, which
+    matplotlib would otherwise work out at each draw by measuring the panel's y tick labels."""
+    ax.set_title(text, fontsize=9, y=1.0 if pinned else None)
+
+
+def pin_unlabelled(ax: Axes) -> None:
+    """An axis without a label gets its label's place fixed: matplotlib measures every tick label
+    to place even an empty one (most panels of a grid, each draw)."""
+    for axis in (ax.xaxis, ax.yaxis):
+        if not axis.get_label_text():
+            axis.set_label_coords(0.5, 0.5)
 
 
 def _families(results: list[Results]) -> list[str]:
@@ -179,18 +240,20 @@ def paper_figures(results: list[Results]) -> Figure:
                     fontsize=7,
                     color="dimgray",
                 )
+    same_y(axes)
     _finish(fig, axes, families, [label for _, label, _ in PAPER_ROWS], "cycles per 64 steps")
     return fig
 
 
-def _at_least(ax: Axes, ideal: float, half_span: float, values: list[float]) -> None:
-    """Limits from the values, but never narrower than ideal +- half_span: rounding noise on an
-    exact curve (gain 1 +- 1e-5) must not fill the panel as if it were signal."""
+def _at_least(row: Sequence[Axes], ideal: float, half_span: float, values: list[float]) -> None:
+    """A row's limits from its values, but never narrower than ideal +- half_span: rounding noise on
+    an exact curve (gain 1 +- 1e-5) must not fill the panel as if it were signal."""
     finite = [v for v in values if math.isfinite(v)]
     lo, hi = min([ideal - half_span, *finite]), max([ideal + half_span, *finite])
     pad = 0.06 * (hi - lo)
-    ax.set_ylim(lo - pad, hi + pad)
-    ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+    for ax in row:
+        ax.set_ylim(lo - pad, hi + pad)
+        ax.ticklabel_format(axis="y", useOffset=False, style="plain")
 
 
 def _condition_suffix(r: Results) -> str:
@@ -336,10 +399,9 @@ def chirp_figure(results: list[Results]) -> Figure:
             axes[row][col].axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
             _frequency_axis(axes[row][col], frequencies)
         drawn[col] = values
+    _at_least(axes[0], 1.0, 0.1, [v for gains, _ in drawn.values() for v in gains])
+    _at_least(axes[1], 0.0, 10.0, [v for _, phases in drawn.values() for v in phases])
     _finish(fig, axes, families, ["gain", "phase error (deg)"], "cycles per 64 steps")
-    # After _finish (its tick locator does not move limits); a row shares its y axis.
-    _at_least(axes[0][0], 1.0, 0.1, [v for gains, _ in drawn.values() for v in gains])
-    _at_least(axes[1][0], 0.0, 10.0, [v for _, phases in drawn.values() for v in phases])
     return fig
 
 
@@ -356,6 +418,7 @@ def step_figure(results: list[Results], switch: int, steps: int) -> Figure:
             if curve:
                 ax.plot(range(-4, len(curve) - 4), curve, marker=".", markersize=3, label=r.label)
         ax.plot([-4, 0, 0, steps - switch], [0, 0, 1, 1], color="grey", linestyle="--", linewidth=0.8)
+    same_y(axes)
     _finish(fig, axes, families, ["normalised answer r"], "steps after the switch")
     return fig
 
@@ -377,6 +440,24 @@ def save(fig: Figure, out: Path, stem: str, options: FigureOptions) -> Path:
     return path
 
 
+def drawn(make: Callable[[], Figure], out: Path, stem: str, options: FigureOptions) -> Path:
+    """`save(make(), ...)` with the garbage collector held off while the figure is made and written.
+
+    A figure is tens of thousands of objects in reference cycles (an artist and its axes, a tick
+    and its axis). Making one set off the collector's full collections, each walking every object
+    the process holds, the scorer's too (0.9 s of a 30-family report's figures). Its objects are
+    all young: once it is written, one pass over the young generation frees them (unless the
+    collector was off already: the plot worker ends with its figures)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return save(make(), out, stem, options)
+    finally:
+        if enabled:
+            gc.enable()
+            gc.collect(0)
+
+
 def draw_figures(
     results: list[Results],
     out: Path,
@@ -394,7 +475,7 @@ def draw_figures(
         STEP_FIGURE: lambda: step_figure(results, switch, steps),
     }
     return [
-        save(makers[stem](), out, stem, options)
+        drawn(makers[stem], out, stem, options)
         for stem, _ in report_figures(results)
         if stem in makers and (only is None or stem in only)
     ]

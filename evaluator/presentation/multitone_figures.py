@@ -11,6 +11,7 @@ measured noise at the detection lines and the truncation floor the exact answers
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,7 +23,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..results import Results
-from .figures import _at_least, _finish, _grid, legend_columns, save
+from .figures import _at_least, _finish, _grid, drawn, legend_columns
 from .files import DEFAULT_FIGURES, MULTITONE_FIGURE, TWO_TONE_FIGURE, FigureOptions
 
 #: Each submission's colour in the gain and phase rows; the kinds of level keep colours of their
@@ -118,7 +119,7 @@ def bla_figure(results: list[Results]) -> Figure:
     )
     labels = [results[i].label for i in having]
     # The legend's room is set before drawing, when the kinds drawn are not yet known: room for all.
-    fig, axes = _grid(2 + len(having), max(1, len(families)), title, labels + [kind[1] for kind in _KINDS])
+    fig, axes = _grid(2 + len(having), max(1, len(families)), title, labels + [kind[1] for kind in _KINDS], linked=True)
     drawn: set[str] = set()
     gains: list[float] = []
     phases: list[float] = []
@@ -156,6 +157,12 @@ def bla_figure(results: list[Results]) -> Figure:
         phase_ax.axhline(0.0, color="grey", linestyle="--", linewidth=0.8)
         for n in range(len(having)):
             axes[2 + n][col].axhline(0.0, color="grey", linewidth=0.5)
+    # Each row shares its y axis: the first panel's limits are the row's.
+    _at_least(axes[0][:1], 1.0, GAIN_HALF_SPAN, gains)
+    _at_least(axes[1][:1], 0.0, PHASE_HALF_SPAN, phases)
+    for n in range(len(having)):
+        top = max([0.0, *(v for v in levels if math.isfinite(v))]) + 5
+        axes[2 + n][0].set_ylim(bottom, top)
     ylabels = ["BLA gain", "BLA phase (deg)"] + [f"{_short(results[i].label)}\nlevel (dB)" for i in having]
     _finish(fig, axes, families, ylabels, "line (cycles per 64 steps)")
     # The submissions, then the kinds of level, each only where it is drawn somewhere.
@@ -177,12 +184,6 @@ def bla_figure(results: list[Results]) -> Figure:
         names.append(label)
     width = fig.get_figwidth()
     fig.legend(handles, names, loc="lower center", ncol=legend_columns(names, width), frameon=False, fontsize=8)
-    # After _finish (its tick locator does not move limits); each row shares its y axis.
-    _at_least(axes[0][0], 1.0, GAIN_HALF_SPAN, gains)
-    _at_least(axes[1][0], 0.0, PHASE_HALF_SPAN, phases)
-    for n in range(len(having)):
-        top = max([0.0, *(v for v in levels if math.isfinite(v))]) + 5
-        axes[2 + n][0].set_ylim(bottom, top)
     return fig
 
 
@@ -191,7 +192,7 @@ def two_tone_figure(results: list[Results]) -> Figure:
     readings = _readings(results)
     families = list(dict.fromkeys(f for reading in readings for f in reading if reading[f].get("two_tone")))
     title = "Two-tone spectrum (dB re the exact answers' tones): filled the answers, hollow the exact answers"
-    fig, axes = _grid(1, max(1, len(families)), title, [r.label for r in results])
+    fig, axes = _grid(1, max(1, len(families)), title, [r.label for r in results], linked=True)
     for col, family in enumerate(families):
         ax = axes[0][col]
         n = len(results)
@@ -241,4 +242,8 @@ def draw_multitone_figures(
     if not any(_readings(results)):
         return []
     makers = {MULTITONE_FIGURE: bla_figure, TWO_TONE_FIGURE: two_tone_figure}
-    return [save(make(results), out, stem, options) for stem, make in makers.items() if only is None or stem in only]
+    return [
+        drawn(partial(make, results), out, stem, options)
+        for stem, make in makers.items()
+        if only is None or stem in only
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,17 @@ from mathbode.schema.layout import layout
 
 from ..results import Results
 from ..table import Table
-from .figures import _grid, band_starts, draw_figures, legend_columns, save
+from .figures import (
+    _frequency_axis,
+    _grid,
+    band_starts,
+    draw_figures,
+    drawn,
+    fixed_y_ticks,
+    legend_columns,
+    panel_title,
+    pin_unlabelled,
+)
 from .files import (
     BODE,
     COMPLIANCE,
@@ -68,9 +79,9 @@ def bode_figure(results: list[Results]) -> Figure:
     labels = [r.label for r in results]
     intervals = any("gain_low" in r.summary for r in results)
     title = "MathBode: Bode plot of reasoning" + (" (bars: 95 % t intervals over sweeps)" if intervals else "")
-    # Each panel at its own scale (sharey False); many families wrap onto bands of panels.
+    # Each panel at its own scale; many families wrap onto bands of panels.
     fig, axes = _grid(
-        2, len(families), title, labels, sharey=False, column_width=3.0, row_height=2.3, left=0.95, wspace=0.4,
+        2, len(families), title, labels, column_width=3.0, row_height=2.3, left=0.95, wspace=0.4,
         hspace=0.12,
     )  # fmt: skip
     width = fig.get_figwidth()
@@ -115,11 +126,14 @@ def bode_figure(results: list[Results]) -> Figure:
             _frequency_axis(ax, frequencies)
             ax.grid(True, alpha=0.3)
             ax.tick_params(labelsize=7)
-        gain_ax.set_title(family, fontsize=9)
+        fixed_y_ticks([phase_ax])
+        panel_title(gain_ax, family, pinned=fixed_y_ticks([gain_ax]))
         phase_ax.set_xlabel("cycles per 64 steps", fontsize=8)
         if col in starts:
             gain_ax.set_ylabel("gain (model / truth swing)", fontsize=8)
             phase_ax.set_ylabel("phase error (deg; < 0 = lag)", fontsize=8)
+        pin_unlabelled(gain_ax)
+        pin_unlabelled(phase_ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=legend_columns(labels, width), frameon=False, fontsize=8)
     return fig
@@ -180,22 +194,6 @@ def _phase_axis(ax: Axes, values: list[float]) -> None:
     ax.ticklabel_format(axis="y", useOffset=False)
 
 
-def _frequency_axis(ax: Axes, frequencies: list[float]) -> None:
-    # Axes that share x share its scale, limits and ticker: a sibling that set them up has set them
-    # for every panel, and setting them again makes matplotlib update every sibling each time (n^2
-    # for n panels: most of a 30-family figure's time).
-    locator = ax.xaxis.get_major_locator()
-    if isinstance(locator, FixedLocator) and list(getattr(locator, "locs", [])) == list(frequencies):
-        return
-    ax.set_xscale("log", base=2)
-    if frequencies:  # fixed limits: an all-n/a panel still shows the frequency axis
-        ax.set_xlim(frequencies[0] / 1.4, frequencies[-1] * 1.4)
-    # Ticks only at the grid's frequencies: log-axis minor ticks are most of the drawing time.
-    ax.xaxis.set_major_locator(FixedLocator(frequencies))
-    ax.xaxis.set_major_formatter(FixedFormatter([f"{f:g}" for f in frequencies]))
-    ax.xaxis.set_minor_locator(NullLocator())
-
-
 #: Every figure a report may have, by stem.
 FIGURE_STEMS = (
     *(stem for stem, _ in figure_stems(sinusoid=True, chirp=True, step=True, multitone=True)),
@@ -211,7 +209,7 @@ def bode_plot(
 ) -> Path:
     """Write the Bode plot and the report's other figures into `out` (`only`: just these stems)."""
     if any(len(r.summary) for r in results) and (only is None or BODE in only):
-        save(bode_figure(results), out, BODE, options)
+        drawn(partial(bode_figure, results), out, BODE, options)
     lay = layout()
     draw_figures(results, out, lay.step_switch, lay.time_steps, only, options)
     draw_variant_figures(results, out, only, options)

@@ -9,13 +9,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from ..results import Results
-from .figures import _at_least, _finish, _frequency_axis, _grid, save
+from .figures import _at_least, _finish, _frequency_axis, _grid, drawn
 from .files import VARIANTS_BODE, VARIANTS_FIGURE, FigureOptions, report_figures
 
 #: The order variants are drawn in, the original first.
@@ -73,11 +74,11 @@ def variants_bode_figure(results: list[Results]) -> Figure:
             phases += data["phase_err_deg"].astype(float).tolist()
         for ax in axes[:, col]:
             _frequency_axis(ax, frequencies)
-    _finish(fig, axes, originals, ["gain", "phase error (deg)"], "cycles per 64 steps")
     # As the Bode plot's axes: the exact answers' gain 1 +- 1e-5 and phase 1e-13 degrees are rounding,
-    # not signal (they filled the panels, under a "1e-5+1" offset). Each row shares its y axis.
-    _at_least(axes[0][0], 1.0, 0.1, gains)
-    _at_least(axes[1][0], 0.0, 10.0, phases)
+    # not signal (they filled the panels, under a "1e-5+1" offset). Each row has one y range.
+    _at_least(axes[0], 1.0, 0.1, gains)
+    _at_least(axes[1], 0.0, 10.0, phases)
+    _finish(fig, axes, originals, ["gain", "phase error (deg)"], "cycles per 64 steps")
     return fig
 
 
@@ -87,7 +88,7 @@ def draw_variant_figures(
     """The paired release's figures these results get (`only`: just these stems)."""
     makers = {VARIANTS_FIGURE: variants_figure, VARIANTS_BODE: variants_bode_figure}
     return [
-        save(makers[stem](results), out, stem, options)
+        drawn(partial(makers[stem], results), out, stem, options)
         for stem, _ in report_figures(results)
         if stem in makers and (only is None or stem in only)
     ]

@@ -12,7 +12,7 @@ from typing import Any
 from ..ranking import groups
 from ..results import Results
 from .aggregate import ScoreConfig
-from .uncertainty import paired_correctness, paired_difference
+from .uncertainty import paired_correctness, paired_differences
 
 #: The scores a neighbour is tested on: the paper's ranking score and the calibrated headline.
 TESTED = ("mb_core", "mb_plus_calibrated")
@@ -25,7 +25,7 @@ def neighbour_tests(results: list[Results], config: ScoreConfig) -> list[dict[st
     out = []
     for label, order in groups(results):
         for upper, lower in zip(order, order[1:], strict=False):
-            tests = {score: paired_difference(upper.sweeps, lower.sweeps, config, score) for score in TESTED}
+            tests = paired_differences(upper.sweeps, lower.sweeps, config, TESTED)
             shared = tests[TESTED[0]]["shared_sweeps"]
             if not shared:
                 continue

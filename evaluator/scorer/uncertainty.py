@@ -565,14 +565,33 @@ def by_problem(sweeps: Table) -> Table:
 def paired_difference(a: Table, b: Table, config: ScoreConfig, score: str) -> dict[str, Any]:
     """Score(a) - score(b) on their shared sweeps, with a 95 % interval and the two-sided p-value of
     a paired t test (both scores expanded in the same sweeps, the difference sweep by sweep)."""
+    return paired_differences(a, b, config, (score,))[score]
+
+
+def paired_differences(a: Table, b: Table, config: ScoreConfig, scores: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """`paired_difference` of each of `scores`: the sweeps paired, grouped and expanded once for all
+    of them (every headline score comes out of one expansion; a paired release asks two of each
+    of its 25 variants)."""
     a, b = shared_sweeps(a, b)
-    out: dict[str, Any] = {"score": score, "shared_sweeps": len(a), "difference": None, "interval": None}
-    out |= {"p_value": None, "df": None, "method": "paired t test"}
     if a.empty:
-        return out
+        return {score: _paired_test(a, score, math.nan, None) for score in scores}
     cells_a, cells_b = Cells.of(a), Cells.of(b)
-    point = float(cells_a.point(config)["overall"][score][0] - cells_b.point(config)["overall"][score][0])
-    lin = cells_a.expansion(config)["overall"][score].combined(cells_b.expansion(config)["overall"][score], -1.0)
+    points_a, points_b = cells_a.point(config)["overall"], cells_b.point(config)["overall"]
+    lines_a, lines_b = cells_a.expansion(config)["overall"], cells_b.expansion(config)["overall"]
+    return {
+        score: _paired_test(
+            a, score, float(points_a[score][0] - points_b[score][0]), lines_a[score].combined(lines_b[score], -1.0)
+        )
+        for score in scores
+    }
+
+
+def _paired_test(shared: Table, score: str, point: float, lin: Linear | None) -> dict[str, Any]:
+    """One score's paired difference (`point`, its expansion `lin`; None: no sweep is shared)."""
+    out: dict[str, Any] = {"score": score, "shared_sweeps": len(shared), "difference": None, "interval": None}
+    out |= {"p_value": None, "df": None, "method": "paired t test"}
+    if lin is None:
+        return out
     lin.fold = 0.0  # a fold biases both scores alike
     out["difference"] = point
     # Two submissions' folds bias both alike, so 2 sweeps per cell are enough (type-I error below 5 %).

@@ -35,7 +35,7 @@ from mathbode.schema.keys import SweepKey
 from ..table import Table
 from .aggregate import ScoreConfig
 from .dynamics import dynamics_difference
-from .uncertainty import by_problem, holm, paired_difference, shared_sweeps
+from .uncertainty import by_problem, holm, paired_difference, paired_differences, shared_sweeps
 
 KERNEL = "kernel"
 
@@ -167,8 +167,8 @@ def variant_scores(
         over_problems = units["unit"] == PROBLEM
         if over_problems:
             shared_mine, shared_theirs = by_problem(shared_mine), by_problem(shared_theirs)
-        core = paired_difference(shared_mine, shared_theirs, config, "mb_core")
-        calibrated = paired_difference(shared_mine, shared_theirs, config, "mb_core_calibrated")
+        tests = paired_differences(shared_mine, shared_theirs, config, ("mb_core", "mb_core_calibrated"))
+        core, calibrated = tests["mb_core"], tests["mb_core_calibrated"]
         rows = int(original_hits.size)
         entry: dict[str, Any] = {
             "family": name,
