@@ -337,12 +337,30 @@ def test_thirty_families_are_laid_out_in_a_grid_no_wider_than_4000_px(lines, ref
         assert width <= 4000, (name, width)
         texts, cells, _ = _drawn_texts(fig)
         shown = {t for t, _ in texts} | {t for t, _, _ in cells}
-        # The variant figures have a panel per original (5): its variants are curves in it.
-        expected = list(LAY.families) if name.startswith("variants") else families
+        # The variant figures, the Bode plot and the fit quality have a panel per original (5):
+        # its variants are curves in it.
+        paired = name.startswith("variants") or name in ("bode", "fit_quality")
+        expected = list(LAY.families) if paired else families
         assert [f for f in expected if f not in shown] == [], name
-        if name == "bode":
-            assert width == 1719  # six panels a band, five bands
+        if paired:
+            assert not [f for f in families if f not in LAY.families and f in shown], name
+        if name in ("bode", "fit_quality"):
+            # The first panel: the submission's original and its five variants, drawn thin.
+            thin = [line for line in fig.axes[0].get_lines() if line.get_linewidth() == 0.7]
+            assert len(thin) == 5, name
+            assert any("the family's variants" in t for t, _ in texts), name
         _check(fig, f"{name}, 30 families")
+    # Thirty families of no paired release: a panel each, on bands six wide.
+    for r in results:
+        r.extra.pop("variants")
+    for name in ("bode", "fit_quality"):
+        fig = FIGURES[name](results)
+        png = save(fig, tmp_path, name, DEFAULT_FIGURES).read_bytes()
+        texts, _, _ = _drawn_texts(fig)
+        assert [f for f in families if f not in {t for t, _ in texts}] == [], name
+        if name == "bode":
+            assert int.from_bytes(png[16:20], "big") == 1719  # six panels a band, five bands
+        _check(fig, f"{name}, 30 families of no paired release")
 
 
 def test_the_bla_figure_draws_its_gain_in_linear_units_and_keys_only_what_it_draws(lines, reference, tmp_path):

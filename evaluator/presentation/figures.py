@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 from matplotlib.transforms import Bbox
 
@@ -147,9 +148,16 @@ def same_y(axes: np.ndarray) -> None:
             ax.set_ylim(limits)
 
 
-def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[str], xlabel: str) -> None:
-    """Ticks, titles, axis labels and the legend. Last, once every limit is set: each row's y ticks
-    are fixed from its limits (`fixed_y_ticks`)."""
+def _finish(
+    fig: Figure,
+    axes: np.ndarray,
+    families: list[str],
+    ylabels: list[str],
+    xlabel: str,
+    extra: Sequence[Line2D] = (),
+) -> None:
+    """Ticks, titles, axis labels and the legend (and `extra` entries after the submissions'). Last,
+    once every limit is set: each row's y ticks are fixed from its limits (`fixed_y_ticks`)."""
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
         ax.tick_params(labelsize=7, labelleft=True)
@@ -166,6 +174,7 @@ def _finish(fig: Figure, axes: np.ndarray, families: list[str], ylabels: list[st
     for ax in axes.flat:
         pin_unlabelled(ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
+    handles, labels = [*handles, *extra], [*labels, *(h.get_label() for h in extra)]
     if labels:
         ncol = legend_columns(labels, fig.get_figwidth())
         fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8)
@@ -213,20 +222,51 @@ def _families(results: list[Results]) -> list[str]:
     return list(dict.fromkeys(f for r in results for f in r.families))
 
 
+#: How a paired release's variants are drawn in their original's panel: thin, faint, in the
+#: submission's colour, behind its original (variants_bode.png tells them apart by kind).
+VARIANT_STYLE = {"linewidth": 0.7, "alpha": 0.45, "zorder": 1}
+#: The legend's entry for them (a grey line: they take each submission's colour).
+VARIANTS_LABEL = "thin: the family's variants (variants_bode.png names them)"
+
+
+def paired_columns(results: list[Results]) -> tuple[list[str], dict[str, list[str]]]:
+    """The families a figure gives a column, and each one's variants drawn in its panels: a paired
+    release's variants (GAP) are read beside their original, so 30 families make 5 columns, not
+    30 (the panels are most of a figure's cost, and a variant's panel repeats its original's axes)."""
+    variants: dict[str, list[str]] = {}
+    for r in results:
+        for original, kinds in r.extra.get("variants", {}).items():
+            names = variants.setdefault(original, [])
+            names += [e["family"] for e in kinds.values() if e["family"] not in names]
+    members = {v for names in variants.values() for v in names}
+    return [f for f in _families(results) if f not in members], variants
+
+
+def variants_legend(variants: dict[str, list[str]]) -> list[Line2D]:
+    """The legend handle that says what the thin lines are (none when no family has variants)."""
+    if not any(variants.values()):
+        return []
+    return [Line2D([], [], color="grey", label=VARIANTS_LABEL, **VARIANT_STYLE)]
+
+
 def paper_figures(results: list[Results]) -> Figure:
     """R2, residual ACF(1), H2/H1 and residual RMS against frequency (the paper's diagnostic set)."""
-    families = _families(results)
+    families, variants = paired_columns(results)
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
     title = "Fit quality and nonlinearity against frequency"
-    fig, axes = _grid(len(PAPER_ROWS), max(1, len(families)), title, [r.label for r in results])
+    labels = [r.label for r in results] + [h.get_label() for h in variants_legend(variants)]
+    fig, axes = _grid(len(PAPER_ROWS), max(1, len(families)), title, labels)
     for col, family in enumerate(families):
         for row, (metric, _, ideal) in enumerate(PAPER_ROWS):
             ax = axes[row][col]
             shown = False
             for r in results:
                 data = r.summary[r.summary["family"] == family]
-                ax.plot(data["frequency_cycles"], data[metric], marker="o", markersize=3, label=r.label)
+                (line,) = ax.plot(data["frequency_cycles"], data[metric], marker="o", markersize=3, label=r.label)
                 shown = shown or bool(np.isfinite(data[metric].astype(float)).any())
+                for variant in variants.get(family, []):
+                    other = r.summary[r.summary["family"] == variant]
+                    ax.plot(other["frequency_cycles"], other[metric], color=line.get_color(), **VARIANT_STYLE)
             ax.axhline(ideal, color="grey", linestyle="--", linewidth=0.8)
             _frequency_axis(ax, frequencies)
             if not shown:  # an empty panel must say why, not look like a failed drawing
@@ -241,7 +281,9 @@ def paper_figures(results: list[Results]) -> Figure:
                     color="dimgray",
                 )
     same_y(axes)
-    _finish(fig, axes, families, [label for _, label, _ in PAPER_ROWS], "cycles per 64 steps")
+    _finish(
+        fig, axes, families, [label for _, label, _ in PAPER_ROWS], "cycles per 64 steps", variants_legend(variants)
+    )
     return fig
 
 

@@ -19,6 +19,7 @@ from mathbode.schema.layout import layout
 from ..results import Results
 from ..table import Table
 from .figures import (
+    VARIANT_STYLE,
     _frequency_axis,
     _grid,
     band_starts,
@@ -26,8 +27,10 @@ from .figures import (
     drawn,
     fixed_y_ticks,
     legend_columns,
+    paired_columns,
     panel_title,
     pin_unlabelled,
+    variants_legend,
 )
 from .files import (
     BODE,
@@ -74,9 +77,10 @@ def _say(ax: Axes, text: str, y: float = 0.5) -> None:
 def bode_figure(results: list[Results]) -> Figure:
     """Gain (top row, log axis) and phase error (bottom row) per family, a curve per submission,
     each panel at its own scale, with the 95 % intervals (t, over sweeps) as error bars when computed."""
-    families = [f for f in dict.fromkeys(f for r in results for f in r.families)]
+    # A paired release's variants are drawn thin in their original's panel (`paired_columns`).
+    families, variants = paired_columns(results)
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
-    labels = [r.label for r in results]
+    labels = [r.label for r in results] + [h.get_label() for h in variants_legend(variants)]
     intervals = any("gain_low" in r.summary for r in results)
     title = "MathBode: Bode plot of reasoning" + (" (bars: 95 % t intervals over sweeps)" if intervals else "")
     # Each panel at its own scale; many families wrap onto bands of panels.
@@ -101,9 +105,21 @@ def bode_figure(results: list[Results]) -> Figure:
             bars = _bars(data, "gain", "gain_low", "gain_high")
             if bars is not None:  # a bar may not reach below the floor on a log axis
                 bars[0] = np.minimum(bars[0], np.nan_to_num(shown - GAIN_FLOOR / 2))
-            gain_ax.errorbar(x, shown, yerr=bars, marker="o", markersize=3, capsize=2, linewidth=1, label=r.label)
+            drawn = gain_ax.errorbar(
+                x, shown, yerr=bars, marker="o", markersize=3, capsize=2, linewidth=1, label=r.label
+            )
             # A phase of answers that barely move is noise (+117 degrees was drawn at a gain of 4e-6).
             p = np.where(g >= GAIN_FLOOR, data["phase_err_deg"].astype(float), np.nan)
+            colour = drawn.lines[0].get_color()
+            for variant in variants.get(family, []):
+                other = r.summary[r.summary["family"] == variant]
+                vx, vg = _dodge(other["frequency_cycles"].astype(float), i, len(results)), other["gain"].astype(float)
+                vp = np.where(vg >= GAIN_FLOOR, other["phase_err_deg"].astype(float), np.nan)
+                vg = np.where(vg >= GAIN_FLOOR, vg, np.nan)
+                gain_ax.plot(vx, vg, color=colour, **VARIANT_STYLE)
+                phase_ax.plot(vx, vp, color=colour, **VARIANT_STYLE)
+                gains += [v for v in vg if math.isfinite(v)]
+                phases += [v for v in vp if math.isfinite(v)]
             phase_bars = _bars(data, "phase_err_deg", "phase_err_low_deg", "phase_err_high_deg")
             phase_ax.errorbar(x, p, yerr=phase_bars, marker="o", markersize=3, capsize=2, linewidth=1)
             gains += [v for v in shown if math.isfinite(v)]
@@ -135,6 +151,8 @@ def bode_figure(results: list[Results]) -> Figure:
         pin_unlabelled(gain_ax)
         pin_unlabelled(phase_ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
+    extra = variants_legend(variants)
+    handles, labels = [*handles, *extra], [*labels, *(h.get_label() for h in extra)]
     fig.legend(handles, labels, loc="lower center", ncol=legend_columns(labels, width), frameon=False, fontsize=8)
     return fig
 

@@ -4,7 +4,8 @@
   variants (original, DL, DLC, DLM, GS, kernel along the axis), one line a model, a panel per
   original family;
 - `variants_bode`: the Bode curves (gain and phase error against frequency) of each original and
-  its variants on the same axes, for the first submission (one figure per report, readable).
+  its variants on the same axes, two rows of panels a submission. The Bode plot and the fit
+  quality draw the variants thin in their original's panel (`figures.paired_columns`).
 """
 
 from __future__ import annotations
@@ -53,32 +54,39 @@ def variants_figure(results: list[Results]) -> Figure:
 
 
 def variants_bode_figure(results: list[Results]) -> Figure:
-    r = results[0]
-    originals = _originals([r])
-    found = r.extra.get("variants", {})
-    frequencies = sorted({float(f) for f in r.summary["frequency_cycles"]})
-    fig, axes = _grid(2, len(originals), f"Bode curves of each original and its variants: {r.label}", list(ORDER))
-    gains: list[float] = []
-    phases: list[float] = []
-    for col, original in enumerate(originals):
-        families = {"original": original, **{k: e["family"] for k, e in found.get(original, {}).items()}}
-        for kind in ORDER:
-            if kind not in families:
-                continue
-            data = r.summary[r.summary["family"] == families[kind]]
-            x = data["frequency_cycles"].astype(float)
-            style = {"linestyle": "--" if kind == "kernel" else "-", "marker": "o", "markersize": 3, "label": kind}
-            axes[0][col].plot(x, data["gain"].astype(float), **style)
-            axes[1][col].plot(x, data["phase_err_deg"].astype(float), **style)
-            gains += data["gain"].astype(float).tolist()
-            phases += data["phase_err_deg"].astype(float).tolist()
-        for ax in axes[:, col]:
-            _frequency_axis(ax, frequencies)
-    # As the Bode plot's axes: the exact answers' gain 1 +- 1e-5 and phase 1e-13 degrees are rounding,
-    # not signal (they filled the panels, under a "1e-5+1" offset). Each row has one y range.
-    _at_least(axes[0], 1.0, 0.1, gains)
-    _at_least(axes[1], 0.0, 10.0, phases)
-    _finish(fig, axes, originals, ["gain", "phase error (deg)"], "cycles per 64 steps")
+    """Each submission's two rows (gain, phase error) of panels, a column per original, each
+    original's variants on its axes (a colour per kind, the kernel variant dashed)."""
+    originals = _originals(results)
+    frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
+    title = "Bode curves of each original and its variants" + (f": {results[0].label}" if len(results) == 1 else "")
+    fig, axes = _grid(2 * len(results), len(originals), title, list(ORDER))
+    ylabels: list[str] = []
+    for n, r in enumerate(results):
+        found = r.extra.get("variants", {})
+        gain_row, phase_row = axes[2 * n], axes[2 * n + 1]
+        gains: list[float] = []
+        phases: list[float] = []
+        for col, original in enumerate(originals):
+            families = {"original": original, **{k: e["family"] for k, e in found.get(original, {}).items()}}
+            for kind in ORDER:
+                if kind not in families:
+                    continue
+                data = r.summary[r.summary["family"] == families[kind]]
+                x = data["frequency_cycles"].astype(float)
+                style = {"linestyle": "--" if kind == "kernel" else "-", "marker": "o", "markersize": 3, "label": kind}
+                gain_row[col].plot(x, data["gain"].astype(float), **style)
+                phase_row[col].plot(x, data["phase_err_deg"].astype(float), **style)
+                gains += data["gain"].astype(float).tolist()
+                phases += data["phase_err_deg"].astype(float).tolist()
+            for ax in (gain_row[col], phase_row[col]):
+                _frequency_axis(ax, frequencies)
+        # As the Bode plot's axes: the exact answers' gain 1 +- 1e-5 and phase 1e-13 degrees are
+        # rounding, not signal (they filled the panels, under a "1e-5+1" offset). Each row one y range.
+        _at_least(gain_row, 1.0, 0.1, gains)
+        _at_least(phase_row, 0.0, 10.0, phases)
+        named = "" if len(results) == 1 else f"{r.label}: "
+        ylabels += [f"{named}gain", f"{named}phase error (deg)"]
+    _finish(fig, axes, originals, ylabels, "cycles per 64 steps")
     return fig
 
 
