@@ -401,3 +401,32 @@ def test_the_bla_figure_draws_its_gain_in_linear_units_and_keys_only_what_it_dra
         "odd added distortion",
         "truncation floor",
     ]
+
+
+def test_the_two_tone_panels_share_one_range_that_holds_every_familys_levels(lines, reference, tmp_path):
+    """The two-tone panels share their y axis, and each set its own limits: the last family's range
+    was every panel's, so a family 40 dB louder had its products and their names cut off."""
+    import copy
+
+    from mathbode.evaluator.presentation.multitone_figures import two_tone_figure
+
+    results = _results(lines, reference, tmp_path, FAMILY_SETS[2], 1)
+    quiet, loud = LAY.families[:2]
+    reading = _multitone_reading(1)
+    louder = copy.deepcopy(reading)
+    for p in louder["two_tone"]:
+        if p["level_db"] is not None:
+            p["level_db"] += 40.0
+    results[0].extra["multitone"] = {"families": {loud: louder, quiet: reading}}
+    fig = two_tone_figure(results)
+    highest = max(p["level_db"] for p in louder["two_tone"] if p["level_db"] is not None)
+    floor = reading["floor_db"]
+    # Every level a reading can mean (20 dB under the truncation floor and above; the rest is
+    # rounding, "below the floor"), and every product's name above the highest (2 dB over it).
+    meant = [v for p in reading["two_tone"] for v in (p["level_db"], p["truth_level_db"]) if v is not None]
+    lowest = min(v for v in meant if v >= floor - 20)
+    for ax in fig.axes[:2]:
+        low, high = ax.get_ylim()
+        assert low <= lowest and high >= highest + 2, (ax.get_title(), low, high)
+        assert low >= floor - 30 - 1e-9, (ax.get_title(), low, floor)  # not down to -320 dB of float noise
+    _check(fig, "two_tone, 2 families")

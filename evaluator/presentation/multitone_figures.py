@@ -193,6 +193,11 @@ def two_tone_figure(results: list[Results]) -> Figure:
     families = list(dict.fromkeys(f for reading in readings for f in reading if reading[f].get("two_tone")))
     title = "Two-tone spectrum (dB re the exact answers' tones): filled the answers, hollow the exact answers"
     fig, axes = _grid(1, max(1, len(families)), title, [r.label for r in results], linked=True)
+    # The panels share their y axis: one range over every family's levels and labels, set once
+    # (set per panel, the last family's range was every panel's, cutting another's labels off).
+    lows: list[float] = []
+    highs: list[float] = []
+    names: list[tuple[Any, dict[int, tuple[float, str]]]] = []
     for col, family in enumerate(families):
         ax = axes[0][col]
         n = len(results)
@@ -203,7 +208,7 @@ def two_tone_figure(results: list[Results]) -> Figure:
             # Side by side when several submissions share a line, so no stem hides another.
             k = np.array([p["cycles"] for p in products], dtype=float) + (i - (n - 1) / 2) * 0.18
             level = np.array([_value(p["level_db"]) for p in products])
-            bottom = -200.0
+            bottom = -1000.0  # under any axis: the stem reaches the panel's foot
             ax.vlines(k, bottom, level, color=f"C{i}", linewidth=1.2)
             ax.plot(k, level, "o", color=f"C{i}", markersize=4, label=r.label)
             ax.plot(
@@ -224,13 +229,24 @@ def two_tone_figure(results: list[Results]) -> Figure:
                 for key in ("level_db", "truth_level_db")
                 if math.isfinite(_value(p[key]))
             )
-            ax.set_ylim(low - 10, max(finite) + 22)
-        # Each line named above its highest level, upright text so neighbours never overlap.
-        for line, (high, name) in sorted(top.items()):
-            if math.isfinite(high):
-                ax.text(line, high + 2, name, rotation=90, ha="center", va="bottom", fontsize=6)
+            # A level more than 20 dB under the truncation floor is rounding, not a reading (the
+            # console says "below the floor"): the axis stops 30 dB under the floor, not at -320 dB.
+            floors = [_value((reading.get(family) or {}).get("floor_db")) for reading in readings]
+            floor = min((f for f in floors if math.isfinite(f)), default=-math.inf)
+            lows.append(max(low - 10, floor - 30))
+            highs.append(max(finite) + 22)
+        names.append((ax, top))
         ax.set_xticks(sorted(top))
         ax.tick_params(axis="x", labelsize=6)
+    if lows:
+        axes[0][0].set_ylim(min(lows), max(highs))
+    # Each line named above its highest level, upright text so neighbours never overlap; a line
+    # whose levels all lie under the axis (below the floor) is named at its foot.
+    foot = min(lows) if lows else -math.inf
+    for ax, top in names:
+        for line, (high, name) in sorted(top.items()):
+            if math.isfinite(high):
+                ax.text(line, max(high, foot) + 2, name, rotation=90, ha="center", va="bottom", fontsize=6)
     _finish(fig, axes, families, ["level (dB)"], "line (cycles per 64 steps) and product")
     return fig
 
