@@ -174,7 +174,7 @@ def _finish(
     for ax in axes.flat:
         pin_unlabelled(ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    handles, labels = [*handles, *extra], [*labels, *(h.get_label() for h in extra)]
+    handles, labels = [*handles, *extra], [*labels, *(str(h.get_label()) for h in extra)]
     if labels:
         ncol = legend_columns(labels, fig.get_figwidth())
         fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8)
@@ -246,7 +246,8 @@ def variants_legend(variants: dict[str, list[str]]) -> list[Line2D]:
     """The legend handle that says what the thin lines are (none when no family has variants)."""
     if not any(variants.values()):
         return []
-    return [Line2D([], [], color="grey", label=VARIANTS_LABEL, **VARIANT_STYLE)]
+    style = VARIANT_STYLE
+    return [Line2D([], [], color="grey", linewidth=style["linewidth"], alpha=style["alpha"], label=VARIANTS_LABEL)]
 
 
 def paper_figures(results: list[Results]) -> Figure:
@@ -254,7 +255,7 @@ def paper_figures(results: list[Results]) -> Figure:
     families, variants = paired_columns(results)
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
     title = "Fit quality and nonlinearity against frequency"
-    labels = [r.label for r in results] + [h.get_label() for h in variants_legend(variants)]
+    labels = [r.label for r in results] + [str(h.get_label()) for h in variants_legend(variants)]
     fig, axes = _grid(len(PAPER_ROWS), max(1, len(families)), title, labels)
     for col, family in enumerate(families):
         for row, (metric, _, ideal) in enumerate(PAPER_ROWS):

@@ -80,7 +80,7 @@ def bode_figure(results: list[Results]) -> Figure:
     # A paired release's variants are drawn thin in their original's panel (`paired_columns`).
     families, variants = paired_columns(results)
     frequencies = sorted({float(f) for r in results for f in r.summary["frequency_cycles"]})
-    labels = [r.label for r in results] + [h.get_label() for h in variants_legend(variants)]
+    labels = [r.label for r in results] + [str(h.get_label()) for h in variants_legend(variants)]
     intervals = any("gain_low" in r.summary for r in results)
     title = "MathBode: Bode plot of reasoning" + (" (bars: 95 % t intervals over sweeps)" if intervals else "")
     # Each panel at its own scale; many families wrap onto bands of panels.
@@ -152,7 +152,7 @@ def bode_figure(results: list[Results]) -> Figure:
         pin_unlabelled(phase_ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
     extra = variants_legend(variants)
-    handles, labels = [*handles, *extra], [*labels, *(h.get_label() for h in extra)]
+    handles, labels = [*handles, *extra], [*labels, *(str(h.get_label()) for h in extra)]
     fig.legend(handles, labels, loc="lower center", ncol=legend_columns(labels, width), frameon=False, fontsize=8)
     return fig
 
