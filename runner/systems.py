@@ -83,6 +83,12 @@ PATTERNS: tuple[Pattern, ...] = (
         "0 < A <= 1",
     ),
     Pattern(
+        "gain-G",
+        "gain-0.8",
+        "a linear gain error: the question's centre c plus G (t - c), the same map at every level",
+        "G > 0",
+    ),
+    Pattern(
         "poly-E-O",
         "poly-0.05-0.1",
         "a static map of the exact answer t: t + s (E u^2 + O u^3), E even-order and O odd-order",
@@ -140,7 +146,7 @@ class System:
     #: The static map's even (u^2) and odd (u^3) coefficients.
     even: float = 0.0
     odd: float = 0.0
-    #: jitter's and fixed's error size, gsgain's gain.
+    #: jitter's and fixed's error size, gain's and gsgain's gain.
     size: float = 0.0
     #: delay's steps.
     steps: int = 0
@@ -155,6 +161,8 @@ class System:
             return complex(math.cos(w * self.steps), -math.sin(w * self.steps))
         if self.kind == "anchor":
             return self.alpha / (1 - (1 - self.alpha) * complex(math.cos(w), -math.sin(w)))
+        if self.kind == "gain":
+            return complex(self.size)
         raise ValueError(f"{self.kind}: not a linear system; its reading has no closed form here")
 
 
@@ -196,9 +204,9 @@ def parse_system(name: Any) -> System:
         return System(kind, even=numbers[0], odd=numbers[1])
     if kind in ("wiener", "hammerstein"):
         return System(kind, alpha=numbers[0], even=numbers[1], odd=numbers[2])
-    if kind == "gsgain" and numbers[0] <= 0:
+    if kind in ("gain", "gsgain") and numbers[0] <= 0:
         raise UnknownModel(bad)
-    if kind in ("jitter", "fixed", "gsgain"):
+    if kind in ("jitter", "fixed", "gain", "gsgain"):
         return System(kind, size=numbers[0])
     return System(kind)  # truth, noisy, numbers
 
@@ -329,6 +337,8 @@ class KnownSystems:
         centre, scale = self.deviations[prompt]
         if kind == "jitter":
             return written(t + system.size * scale * prompt_normal(prompt))
+        if kind == "gain":
+            return written(centre + system.size * (t - centre))
 
         def bend(value: float) -> float:
             u = (value - centre) / scale

@@ -40,8 +40,8 @@ def server():
     try:
         line = process.stdout.readline()
         if not line.startswith(
-            "Serving truth, noisy, delay-K, anchor-A, poly-E-O, wiener-A-E-O, hammerstein-A-E-O, jitter-E, fixed-E, "
-            "numbers, gsgain-G at http://127.0.0.1:"
+            "Serving truth, noisy, delay-K, anchor-A, gain-G, poly-E-O, wiener-A-E-O, hammerstein-A-E-O, jitter-E, "
+            "fixed-E, numbers, gsgain-G at http://127.0.0.1:"
         ):
             # Stopped first: reading a running server's stderr would wait for it forever.
             process.kill()
@@ -90,7 +90,7 @@ def test_an_unknown_model_is_a_404_naming_the_models(server):
     assert err.value.code == 404
     message = json.loads(err.value.read())["error"]["message"]
     assert message == (
-        "The model `gpt-9` does not exist; this stand-in serves truth, noisy, delay-K, anchor-A, poly-E-O, "
+        "The model `gpt-9` does not exist; this stand-in serves truth, noisy, delay-K, anchor-A, gain-G, poly-E-O, "
         "wiener-A-E-O, hammerstein-A-E-O, jitter-E, fixed-E, numbers, gsgain-G, their capital letters filled in "
         "with numbers (delay-2, anchor-0.5)."
     )
@@ -122,6 +122,7 @@ EXAMPLES = [
     "noisy",
     "delay-2",
     "anchor-0.5",
+    "gain-0.8",
     "poly-0.05-0.1",
     "wiener-0.5-0-0.1",
     "hammerstein-0.5-0-0.1",
@@ -135,6 +136,7 @@ PATTERNS = [
     "noisy",
     "delay-K",
     "anchor-A",
+    "gain-G",
     "poly-E-O",
     "wiener-A-E-O",
     "hammerstein-A-E-O",
@@ -203,6 +205,7 @@ def test_every_documented_system_answers_its_known_value(server, question):
         "delay-2": _exact(ta),  # fewer turns than K: the oldest it is sent
         "delay-0": _exact(tb),
         "anchor-0.5": _rounded(5.0 + 0.5 * (tb - 5.0)),  # from its own earlier answer, not the truth
+        "gain-0.8": _rounded(c + 0.8 * (tb - c)),
         "poly-0.05-0.1": _rounded(bend(tb, 0.05, 0.1)),
         "poly-0.05-0": _rounded(bend(tb, 0.05, 0)),
         "wiener-0.5-0-0.1": _rounded(bend(ta + 0.5 * (tb - ta), 0, 0.1)),
@@ -434,5 +437,6 @@ def test_the_linear_systems_know_the_response_the_docs_read():
     delay = parse_system("delay-4")
     assert delay.response(4) == pytest.approx(-1j, abs=1e-15) and delay.response(8) == pytest.approx(-1, abs=1e-15)
     assert parse_system("truth").response(8) == 1
+    assert parse_system("gain-0.8").response(8) == 0.8
     with pytest.raises(ValueError, match="poly: not a linear system"):
         parse_system("poly-0.1-0").response(4)
