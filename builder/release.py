@@ -31,7 +31,7 @@ from mathbode.core.hashing import content_hash
 from mathbode.core.version import __version__
 from mathbode.schema.description import ReleaseRequest, data_path, describe
 from mathbode.schema.drives import MULTITONE, STANDARD, MultitoneDesign
-from mathbode.schema.layout import layout
+from mathbode.schema.layout import chosen_design, layout
 from mathbode.schema.manifest import (
     MANIFEST,
     RELEASE_FORMATS,
@@ -195,8 +195,7 @@ def build_release(
             raise UsageError(
                 "--realizations, --periods and --rms-level design the multi-tone drives: give --drives multitone."
             )
-        if design == layout(MULTITONE).multitone.design:
-            design = None  # the layout's design: the release is byte for byte the one built without options
+        design = chosen_design(design)  # the layout's: the release is byte for byte the one built without options
     if drives != STANDARD and split is not None:
         raise UsageError("--drives multitone builds the families' own questions: it takes no --seed.")
     if questions is not None:

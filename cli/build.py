@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import time
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import click
 
 from mathbode.cards.helper import CardHelper
 from mathbode.core.errors import MathBodeError
-from mathbode.schema.drives import MAX_LEVEL, MAX_PERIODS, MAX_REALIZATIONS, MIN_LEVEL, MultitoneDesign, design_problem
+from mathbode.schema.drives import (
+    MAX_LEVEL,
+    MAX_PERIODS,
+    MAX_REALIZATIONS,
+    MIN_LEVEL,
+    MultitoneDesign,
+    design_problem,
+    level_decimal,
+)
 from mathbode.schema.layout import MAX_QUESTIONS, layout
 from mathbode.schema.manifest import RELEASE_FORMATS
 from mathbode.schema.splits import PROBLEMS_SEED, private_seed_problem
@@ -255,10 +262,5 @@ def _design(drives: str, realizations: int | None, periods: int | None, level: s
 def _level(text: str) -> float | str:
     """The level as a float when its text is a decimal number of at most 3 decimals (else the
     text itself, which `design_problem` refuses with what a level must be)."""
-    try:
-        exact = Decimal(text.strip())
-    except InvalidOperation:
-        return text
-    if not exact.is_finite() or exact.adjusted() > 3 or exact != exact.quantize(Decimal("0.001")):
-        return text
-    return float(exact)
+    exact = level_decimal(text.strip())
+    return text if exact is None else float(exact)

@@ -25,7 +25,7 @@ from .content import TruthRows, check_content, verdict
 from .description import FamilyDescriber, canonical_family, check_description, unencodable_path
 from .drives import MULTISINE, MULTITONE, MULTITONE_SIGNALS, STANDARD, MultitoneDesign, design_problem
 from .keys import RowKey, SweepKey, canonical_family_keys, canonical_sweeps, format_key, row_key, row_keys
-from .layout import MAX_QUESTIONS, layout
+from .layout import MAX_QUESTIONS, chosen_design, layout
 from .manifest import CARD, MANIFEST, Manifest
 from .pairing import check_pairing
 from .parquet import read_parquet
@@ -126,7 +126,7 @@ def design_of_table(table: pa.Table) -> MultitoneDesign | None:
     if len(levels) != 1 or design_problem(counts[0], counts[1], levels[0]) is not None:
         return None
     design = MultitoneDesign(counts[0], counts[1], float(levels[0]))
-    return None if design == layout(MULTITONE).multitone.design else design
+    return chosen_design(design)
 
 
 def check_table(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .drives import MULTITONE, STANDARD, MultitoneDesign, design_of, design_record, record_problem
-from .layout import layout
+from .layout import chosen_design, layout
 from .release_hashes import RELEASE_FAMILY_VERSIONS
 from .report import Report
 from .splits import canary, seed_commitment
@@ -98,8 +98,7 @@ def request_of(raw: Mapping[str, Any]) -> ReleaseRequest:
 def _recorded_design(record: Any) -> MultitoneDesign | None:
     """The design a manifest's record asks for; None for none, a record that is no design, or the
     layout's own (the builder records no design then, so a record of it is a difference)."""
-    design = design_of(record)
-    return None if design is None or design == layout(MULTITONE).multitone.design else design
+    return chosen_design(design_of(record))
 
 
 def canonical_family(name: str) -> dict[str, Any] | None:

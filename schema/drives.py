@@ -124,12 +124,9 @@ def record_problem(record: object) -> tuple[str, str] | None:
 def design_of(record: object) -> MultitoneDesign | None:
     """The design a manifest's `multitone_design` records, or None when it holds no valid one (the
     description's comparison then names what differs: the builder writes no such record)."""
-    if not isinstance(record, Mapping):
+    if not isinstance(record, Mapping) or record_problem(record) is not None:
         return None
-    found = (record.get("realizations"), record.get("periods"), record.get("rms_level"))
-    if design_problem(*found) is not None:
-        return None
-    return MultitoneDesign(found[0], found[1], float(found[2]))  # type: ignore[arg-type]
+    return MultitoneDesign(record["realizations"], record["periods"], float(record["rms_level"]))
 
 
 def fold(cycles: int, time_steps: int) -> int:

@@ -205,6 +205,12 @@ class Layout:
 _ARROW_TYPES = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64()}
 
 
+def chosen_design(design: MultitoneDesign | None) -> MultitoneDesign | None:
+    """`design`, or None when it is the layout's own: a release, a request and a universe of the
+    layout's design are written and keyed as one built without options (byte for byte the same)."""
+    return None if design is None or design == layout(MULTITONE).multitone.design else design
+
+
 #: The most problems a family of a release may hold (`mathbode-build --questions`): 1,000 problems
 #: are 3.1 M rows a family, a release of the canonical five and their GAP variants 94 M.
 MAX_QUESTIONS = 1000

@@ -32,7 +32,7 @@ from typing import Iterable
 from mathbode.core.errors import UnknownNameError, unknown_name_message
 
 from .drives import MULTITONE, STANDARD, MultitoneDesign
-from .layout import Layout, layout
+from .layout import Layout, chosen_design, layout
 
 #: The canonical release's name (MANIFEST.json `name`, and the packaged rows' release).
 CANONICAL_RELEASE = "MathBode"
@@ -61,8 +61,8 @@ class Universe:
         if self.design is not None:
             if self.drives != MULTITONE:
                 raise ValueError("a multi-tone design is a design of the multitone drives")
-            if self.design == layout(MULTITONE).multitone.design:
-                object.__setattr__(self, "design", None)  # one universe, one value: the contract's is None
+            # One universe, one value: the contract's design is None.
+            object.__setattr__(self, "design", chosen_design(self.design))
         canonical = layout().families
         object.__setattr__(self, "slots", (*canonical, *(f for f in self.families if f not in canonical)))
 
